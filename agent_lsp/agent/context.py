@@ -1,0 +1,38 @@
+"""What a tool call can see: the workspace, the Host, the settings and the plan."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .host import Host
+from .paths import Workspace
+from .settings import Settings
+
+
+@dataclass
+class ToolContext:
+    workspace: Workspace
+    host: Host
+    settings: Settings
+    todos: list[dict[str, Any]] = field(default_factory=list)
+
+    async def read_text(self, path: Path) -> str:
+        """The text as the person sees it: the Host's buffer if it has one, else the disk.
+
+        Raises UnicodeDecodeError for binary files (callers turn that into a message).
+        """
+        text = await self.host.read_text(path)
+        if text is not None:
+            return text
+        return await asyncio.to_thread(read_disk_text, path)
+
+
+def read_disk_text(path: Path) -> str:
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise UnicodeDecodeError("utf-8", data[:1], 0, 1, "binary file")
+    # newline="" semantics: keep \r\n as it is so edits do not rewrite line endings
+    return data.decode("utf-8")

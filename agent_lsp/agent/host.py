@@ -1,0 +1,91 @@
+"""The Host: the only way the agent touches the world outside the workspace files.
+
+The loop and the tools never print, never prompt and never import an editor library.
+Everything a person sees or answers goes through a Host: the terminal implements it
+for a TTY, the language server implements it with LSP messages, tests implement it
+with scripted answers. That boundary is what lets one agent run in all three places.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """An edit the agent wants to make, described so any Host can preview it.
+
+    `before` is the text the change was computed from (None for a new file), `after` the
+    full text once applied. `span` is set by edit_file: the (start, end) character
+    offsets in `before` that `replacement` takes the place of, so an editor can show one
+    minimal edit instead of a whole-file swap.
+    """
+
+    tool: str
+    path: Path
+    display_path: str
+    before: str | None
+    after: str
+    span: tuple[int, int] | None = None
+    replacement: str | None = None
+
+    @property
+    def is_new_file(self) -> bool:
+        return self.before is None
+
+
+class EditStatus(str, Enum):
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    STALE = "stale"  # the document changed under the agent; it must re-read
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    status: EditStatus
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a person may want to watch: the Host decides how to show it.
+
+    kinds: "text" (a streamed answer delta), "tool" (a tool call starting, with a
+    one-line trace), "tool_result", "todo" (the plan list), "status" (retrying,
+    compacting, ...), "answer" (the final text of a turn), "error".
+    """
+
+    kind: str
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Host:
+    """Default behaviour is the safest one: deny, nobody to ask, events dropped.
+
+    Subclasses override what their face can do. Every method is async so an editor
+    Host can await the client without blocking its event loop.
+    """
+
+    async def read_text(self, path: Path) -> str | None:
+        """The text the person sees for `path` (an unsaved buffer), or None to use the disk."""
+        return None
+
+    async def apply_edit(self, change: FileChange) -> EditOutcome:
+        """Propose `change`; return once it is accepted and on disk, or refused."""
+        return EditOutcome(EditStatus.REJECTED, "no host can apply edits")
+
+    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
+        """Ask the person before a gated action (a command, a write). False means no."""
+        return False
+
+    async def ask_user(self, question: str) -> str | None:
+        """Put a question to the person; None when nobody can answer."""
+        return None
+
+    def emit(self, event: Event) -> None:
+        """Report progress. Must not block: called from the middle of the loop."""

@@ -1,0 +1,232 @@
+"""The turn: model -> tools -> model, until the model answers in plain text.
+
+The message list only grows (compaction is the single, deliberate exception), the
+assistant message is stored exactly as received, and every tool call gets exactly
+one tool message — also after a cancel, so the history stays valid and the next
+turn can go on. Read-only calls in one reply run concurrently; writes and commands
+run one after another, in the order the model asked for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import compaction
+from .context import ToolContext
+from .dispatch import run_tool
+from .host import Event, Host
+from .llm import ModelClient, ModelError, Reply
+from .paths import Workspace
+from .prompt import system_prompt
+from .registry import TOOLS, Tool
+from .settings import Settings
+from .transcript import Transcript
+from . import tools as _tools  # noqa: F401  (registers the tools)
+
+CANCELLED_RESULT = "error: cancelled by the user before this finished"
+CUT_OFF_NOTE = (
+    "Your last reply was cut off by the output token limit in the middle of a tool call, so that "
+    "call was discarded and nothing ran. Try again with a smaller step: for example write a large "
+    "file in parts (write_file a first part, then edit_file to add the rest)."
+)
+STEP_LIMIT_NOTE = (
+    "Stop: the step limit of {n} tool rounds is reached. Do not call tools. Summarize what you did, "
+    "what state the work is in, and what is left to do."
+)
+
+
+@dataclass
+class TurnResult:
+    status: str  # "done" | "cancelled" | "stepLimit" | "error"
+    answer: str
+    steps: int
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "answer": self.answer, "steps": self.steps}
+
+
+class Session:
+    """One conversation with the model; turns carry history over until `reset`."""
+
+    def __init__(self, workspace: Workspace, host: Host, settings: Settings, *,
+                 transcript: Transcript | None = None, client: ModelClient | None = None) -> None:
+        self.workspace = workspace
+        self.host = host
+        self.settings = settings
+        self.transcript = transcript
+        self.client = client or ModelClient(settings)
+        self.client.on_status = lambda text: self.host.emit(Event("status", text))
+        self.ctx = ToolContext(workspace=workspace, host=host, settings=settings)
+        self.tools: dict[str, Tool] = {
+            name: t for name, t in TOOLS.items()
+            if t.optional_group is None or (t.optional_group == "web" and settings.web_tools)
+        }
+        self.schemas = [t.schema for t in self.tools.values()]
+        self.messages: list[dict[str, Any]] = []
+        self._chars = 0
+        self._turn_start = 0
+        self.compactions = 0
+        self.reset()
+
+    # ------------------------------------------------------------ history
+
+    def reset(self) -> None:
+        """Forget the conversation (a new session); the system prompt is rebuilt (AGENTS.md may have changed)."""
+        self.messages = []
+        self._chars = 0
+        self.ctx.todos.clear()
+        self._append({"role": "system", "content": system_prompt(self.workspace.root, self.workspace.roots[1:])})
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self._chars += compaction.message_size(message)
+        if self.transcript is not None:
+            self.transcript.record("message", message)
+
+    def _unanswered_calls(self) -> list[str]:
+        """Ids of tool calls in the last assistant message that have no tool message yet."""
+        answered: set[str] = set()
+        for m in reversed(self.messages):
+            if m.get("role") == "tool":
+                answered.add(m.get("tool_call_id", ""))
+                continue
+            if m.get("role") == "assistant" and m.get("tool_calls"):
+                return [c.get("id", "") for c in m["tool_calls"] if c.get("id", "") not in answered]
+            return []
+        return []
+
+    def _repair_pairing(self, result: str) -> None:
+        for call_id in self._unanswered_calls():
+            self._append({"role": "tool", "tool_call_id": call_id, "content": result})
+
+    # ------------------------------------------------------------ the turn
+
+    async def run_turn(self, task: str) -> TurnResult:
+        """Run one user request to its end. Never raises for model or tool trouble; cancel ends it cleanly."""
+        self._append({"role": "user", "content": task})
+        self._turn_start = len(self.messages) - 1
+        steps = 0
+        try:
+            while steps < self.settings.max_steps:
+                steps += 1
+                reply = await self._model_step(with_tools=True)
+                if reply.truncated_tool_call:
+                    # Never store a broken call: a llama.cpp server answers 500 to every later request.
+                    self._append({"role": "assistant", "content": reply.message.get("content") or ""})
+                    self._append({"role": "user", "content": CUT_OFF_NOTE})
+                    self.host.emit(Event("status", "the model's reply was cut off by the token limit; asking again"))
+                    continue
+                self._append(reply.message)
+                calls = reply.message.get("tool_calls") or []
+                if not calls:
+                    answer = _text(reply.message)
+                    if reply.finish_reason == "length":
+                        answer += "\n\n(the answer was cut off by the model's output token limit)"
+                    return self._finish("done", answer, steps)
+                await self._run_calls(calls)
+            self._append({"role": "user", "content": STEP_LIMIT_NOTE.format(n=self.settings.max_steps)})
+            reply = await self._model_step(with_tools=False)
+            self._append(reply.message)
+            return self._finish("stepLimit", _text(reply.message), steps)
+        except asyncio.CancelledError:
+            task_ = asyncio.current_task()
+            if task_ is not None:
+                task_.uncancel()
+            self._repair_pairing(CANCELLED_RESULT)
+            return self._finish("cancelled", "Cancelled.", steps)
+        except ModelError as e:
+            self._repair_pairing("error: " + str(e))
+            msg = self.settings.scrub(str(e))
+            self.host.emit(Event("error", msg))
+            return TurnResult("error", msg, steps, error=msg)
+
+    def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
+        self.host.emit(Event("answer", answer, {"status": status, "steps": steps}))
+        if self.transcript is not None:
+            self.transcript.record("turn_end", {"status": status, "steps": steps})
+        return TurnResult(status, answer, steps)
+
+    async def _model_step(self, with_tools: bool) -> Reply:
+        """One model call, compacting first when the context is nearly full (at most once per step)."""
+        compacted = False
+        if self._over_budget():
+            compacted = await self._compact()
+        on_text = lambda piece: self.host.emit(Event("text", piece))  # noqa: E731
+        try:
+            return await self.client.complete(self.messages, self.schemas if with_tools else None, on_text)
+        except ModelError as e:
+            if not e.overflow or compacted:
+                raise
+            self.host.emit(Event("status", "the model says the conversation is too long; compacting and retrying"))
+            if not await self._compact(force=True):
+                raise ModelError(f"{e} (and there is nothing left to compact)") from None
+            return await self.client.complete(self.messages, self.schemas if with_tools else None, on_text)
+
+    def _over_budget(self) -> bool:
+        budget = self.settings.context_window * self.settings.compact_share
+        return compaction.estimate_tokens(self._chars) > budget
+
+    async def _compact(self, force: bool = False) -> bool:
+        cut = compaction.cut_point(self.messages)
+        if cut is None:
+            return False
+        old, recent = self.messages[1:cut], self.messages[cut:]
+        pending = None
+        if self._turn_start < cut:  # the current request would be summarised away: keep its words
+            pending = self.messages[self._turn_start].get("content")
+        cap_chars = max(8_000, int(self.settings.context_window * 4 * 0.5))
+        self.host.emit(Event("status", f"compacting the conversation ({len(old)} older messages)"))
+        request = [
+            {"role": "system", "content": compaction.SUMMARY_PROMPT},
+            {"role": "user", "content": "Condense this conversation:\n\n" + compaction.summary_input(old, cap_chars)},
+        ]
+        reply = await self.client.complete(request, None)
+        summary = _text(reply.message) or "(no summary)"
+        self.messages = [self.messages[0], compaction.summary_message(summary, pending if isinstance(pending, str) else None)] + recent
+        self._turn_start = 1 if pending else max(1, self._turn_start - cut + 2)
+        self._chars = sum(compaction.message_size(m) for m in self.messages)
+        self.compactions += 1
+        if self.transcript is not None:
+            self.transcript.record("compaction", {"removed": len(old), "summary": summary})
+        return True
+
+    async def _run_calls(self, calls: list[dict[str, Any]]) -> None:
+        """Run the calls of one reply; consecutive read-only ones together, the rest in order."""
+        i = 0
+        while i < len(calls):
+            j = i
+            while j < len(calls) and self._parallel_safe(calls[j]):
+                j += 1
+            batch = calls[i:j] if j > i else [calls[i]]
+            if len(batch) > 1:
+                results = await asyncio.gather(*(run_tool(self.ctx, c, self.tools) for c in batch))
+            else:
+                results = [await run_tool(self.ctx, batch[0], self.tools)]
+            for call, result in zip(batch, results):
+                self._append({"role": "tool", "tool_call_id": call.get("id", ""), "content": result})
+            i += len(batch)
+
+    def _parallel_safe(self, call: dict[str, Any]) -> bool:
+        t = self.tools.get((call.get("function") or {}).get("name") or "")
+        return t is not None and t.read_only and not t.gated
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def open_session(root: Path | str, host: Host, settings: Settings, *, transcript: bool = True) -> Session:
+    """A session on one folder, with a transcript under the XDG state dir."""
+    ws = Workspace([Path(root)])
+    tr = Transcript(scrub=settings.scrub) if transcript else None
+    return Session(ws, host, settings, transcript=tr)
+

@@ -1,0 +1,127 @@
+"""bash: the one tool that replaces all the others we did not write.
+
+The command runs in its own session (process group) so that a timeout or a cancel
+kills everything it started, background jobs included: `sleep 600 & echo started;
+sleep 600` must come back at the timeout and leave nothing behind. stdin is
+/dev/null and the environment says non-interactive, because nobody can answer a
+pager or a password prompt. Output is read as it comes, so what was printed before
+a timeout still reaches the model, and `[exit N]` is always appended: a quiet
+failure must not look like success.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+from ..context import ToolContext
+from ..registry import tool
+
+HEAD_CHARS = 4_000
+TAIL_CHARS = 14_000
+DRAIN_AFTER_EXIT = 0.3  # seconds to collect output left by children after the shell exits
+SECRET_VARS = ("AGENT_API_KEY", "OPENAI_API_KEY")
+
+NON_INTERACTIVE = {
+    "CI": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "PIP_NO_INPUT": "1",
+    "PYTHONUNBUFFERED": "1",
+}
+
+
+def command_env() -> dict[str, str]:
+    """The parent's environment, minus the model's key, plus the non-interactive flags."""
+    env = {k: v for k, v in os.environ.items() if k not in SECRET_VARS}
+    env.update(NON_INTERACTIVE)
+    return env
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _clip(text: str) -> str:
+    """Keep the head and the tail: a test run's verdict is at the end."""
+    if len(text) <= HEAD_CHARS + TAIL_CHARS:
+        return text
+    cut = len(text) - HEAD_CHARS - TAIL_CHARS
+    return f"{text[:HEAD_CHARS]}\n...[{cut} chars of output cut]...\n{text[-TAIL_CHARS:]}"
+
+
+@tool(
+    "Run a shell command (bash) in the workspace root and return its output and exit code. "
+    "Non-interactive: stdin is empty; commands that wait for input or run forever are killed at the timeout.",
+    gated=True,
+    command="the shell command to run",
+)
+async def bash(ctx: ToolContext, command: str) -> str:
+    timeout = ctx.settings.command_timeout
+    proc = await asyncio.create_subprocess_exec(
+        "/bin/bash",
+        "-c",
+        command,
+        cwd=ctx.workspace.root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env=command_env(),
+        start_new_session=True,
+    )
+    chunks: list[bytes] = []
+    size = 0
+
+    async def pump() -> None:
+        nonlocal size
+        assert proc.stdout is not None
+        while True:
+            data = await proc.stdout.read(65536)
+            if not data:
+                return
+            size += len(data)
+            chunks.append(data)
+            if size > 8 * (HEAD_CHARS + TAIL_CHARS):  # keep memory bounded: head + tail
+                head = b"".join(chunks)
+                chunks[:] = [head[: HEAD_CHARS * 2], b"\n...\n", head[-TAIL_CHARS * 2 :]]
+                size = sum(len(c) for c in chunks)
+
+    reader = asyncio.create_task(pump())
+    started = time.monotonic()
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), timeout)
+        except TimeoutError:
+            timed_out = True
+        if not timed_out:
+            # The shell is gone; children that kept the pipe open get a moment, then go too.
+            left = max(0.0, timeout - (time.monotonic() - started))
+            await asyncio.wait({reader}, timeout=min(DRAIN_AFTER_EXIT, left))
+    except BaseException:  # cancelled: take the whole group down before saying so
+        _kill_group(proc.pid)
+        reader.cancel()
+        raise
+    finally:
+        _kill_group(proc.pid)
+    try:
+        await asyncio.wait_for(reader, 2)
+    except (TimeoutError, asyncio.CancelledError):
+        reader.cancel()
+    if proc.returncode is None:
+        await proc.wait()
+    out = _clip(b"".join(chunks).decode("utf-8", "replace"))
+    if out and not out.endswith("\n"):
+        out += "\n"
+    if timed_out:
+        return f"{out}[timed out after {timeout:g}s; the command and everything it started were killed]\n[exit {proc.returncode}]"
+    return f"{out}[exit {proc.returncode}]"

@@ -1,0 +1,38 @@
+"""Session transcripts: every message appended as one JSON line, for debugging and evals.
+
+Files live under $XDG_STATE_HOME/agent-lsp/ (default ~/.local/state/agent-lsp/). A
+transcript that cannot be written never breaks the session: it is a record, not state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+
+def state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "agent-lsp"
+
+
+class Transcript:
+    def __init__(self, directory: Path | None = None, scrub: Callable[[str], str] = lambda t: t) -> None:
+        self.session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
+        self.path = (directory or state_dir()) / f"{self.session_id}.jsonl"
+        self._scrub = scrub
+        self.broken: str | None = None
+
+    def record(self, kind: str, payload: Any) -> None:
+        if self.broken:
+            return
+        line = json.dumps({"t": round(time.time(), 3), "kind": kind, "data": payload}, ensure_ascii=False)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(self._scrub(line) + "\n")
+        except OSError as e:
+            self.broken = str(e)

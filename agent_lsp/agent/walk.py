@@ -1,0 +1,222 @@
+"""Finding files and lines fast: ripgrep when it is there, a careful Python walk when not.
+
+ripgrep (shipped as a binary by the `ripgrep` wheel) already honours .gitignore,
+skips binary files, never follows symlinks and uses both cores; the Python path
+exists for machines without it and follows the same rules. Both run off the event
+loop (a subprocess or a thread), so an editor keeps being answered during a search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from .paths import Workspace
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".nox", ".eggs"}
+)
+_RG_EXCLUDES = [arg for d in sorted(SKIP_DIRS) for arg in ("-g", f"!{d}/")]
+MAX_COLUMNS = 400
+
+
+def rg_binary() -> str | None:
+    """The rg to use: AGENT_LSP_RG, then the one beside this Python (the wheel's), then PATH."""
+    if os.environ.get("AGENT_LSP_NO_RG"):
+        return None
+    explicit = os.environ.get("AGENT_LSP_RG")
+    if explicit:
+        return explicit
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+@dataclass
+class SearchResult:
+    lines: list[str]
+    total: int  # matches or files found, including those beyond `lines`
+    error: str | None = None
+
+
+async def _run_rg(args: list[str], cwd: Path, keep: int) -> tuple[list[str], int, str, int]:
+    """Run rg, keeping the first `keep` output lines and counting the rest."""
+    proc = await asyncio.create_subprocess_exec(
+        *args,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=1 << 20,
+    )
+    kept: list[str] = []
+    count = 0
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        err_task = asyncio.create_task(proc.stderr.read())
+        while True:
+            raw = await proc.stdout.readline()
+            if not raw:
+                break
+            count += 1
+            if len(kept) < keep:
+                kept.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        stderr = (await err_task).decode("utf-8", "replace")
+        code = await proc.wait()
+    except BaseException:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        raise
+    return kept, count, stderr, code
+
+
+def _rel_arg(ws: Workspace, base: Path) -> str:
+    return "." if base == ws.root else (str(base.relative_to(ws.root)) if base.is_relative_to(ws.root) else str(base))
+
+
+def _display(ws: Workspace, raw: str) -> str:
+    p = raw[2:] if raw.startswith("./") else raw
+    if os.path.isabs(p):
+        return ws.display(Path(p))
+    return p
+
+
+# ---------------------------------------------------------------- listing
+
+async def list_paths(ws: Workspace, base: Path, pattern: str, keep: int) -> SearchResult:
+    rg = rg_binary()
+    if rg is None:
+        return await asyncio.to_thread(_py_list, ws, base, pattern, keep)
+    # The pattern is matched against the file name, like fnmatch; a glob override in rg
+    # would match paths instead, so filter here (cheap next to the walk).
+    kept, _count, stderr, code = await _run_rg(
+        [rg, "--files", "--hidden", "--no-require-git", "--no-messages", *_RG_EXCLUDES, _rel_arg(ws, base)],
+        ws.root,
+        keep=10**9,
+    )
+    if code not in (0, 1) and not kept:
+        return SearchResult([], 0, f"error: listing failed: {stderr.strip()[:300]}")
+    names = [_display(ws, line) for line in kept]
+    if pattern != "*":
+        names = [n for n in names if fnmatch.fnmatchcase(n.rsplit("/", 1)[-1], pattern)]
+    names.sort()
+    return SearchResult(names[:keep], len(names))
+
+
+# ---------------------------------------------------------------- grep
+
+async def grep_lines(ws: Workspace, base: Path, regex: str, keep: int) -> SearchResult:
+    rg = rg_binary()
+    if rg is None:
+        return await asyncio.to_thread(_py_grep, ws, base, regex, keep)
+    # Collect more than shown so the shown ones are sorted by path (rg's threads finish
+    # files in any order; lines inside one file stay in order).
+    kept, count, stderr, code = await _run_rg(
+        [rg, "--line-number", "--no-heading", "--with-filename", "--null", "--color=never", "--hidden",
+         "--no-require-git", "--no-messages", f"--max-columns={MAX_COLUMNS}", "--max-columns-preview",
+         *_RG_EXCLUDES, "-e", regex, "--", _rel_arg(ws, base)],
+        ws.root,
+        keep=max(keep * 50, 10_000),
+    )
+    if code == 2 and not kept:
+        msg = stderr.strip()
+        if "regex" in msg:
+            return SearchResult([], 0, "error: invalid regex: " + " ".join(msg.split())[:400])
+        return SearchResult([], 0, f"error: search failed: {msg[:400]}")
+    rows = []
+    for line in kept:
+        path, sep, rest = line.partition("\0")  # --null: file names may hold colons
+        num, sep2, text = rest.partition(":")
+        if not (sep and sep2 and num.isdigit()):
+            continue
+        rows.append((_display(ws, path), int(num), text.strip()))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return SearchResult([f"{p}:{n}: {t}" for p, n, t in rows[:keep]], count)
+
+
+# ---------------------------------------------------------------- pure Python fallback
+
+def _ignore_spec(directory: Path) -> pathspec.PathSpec | None:
+    gi = directory / ".gitignore"
+    try:
+        text = gi.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+
+
+def _py_walk(ws: Workspace, base: Path):
+    """Yield files under base like rg: skip noise dirs and ignored paths, never leave the workspace."""
+    if base.is_file():
+        yield base
+        return
+    # Each directory carries the ignore specs of its ancestors, with the dir they apply to.
+    stack: list[tuple[Path, list[tuple[Path, pathspec.PathSpec]]]] = []
+    specs: list[tuple[Path, pathspec.PathSpec]] = []
+    for anc in reversed([base, *base.parents]):
+        if ws.owner(anc) is None:
+            continue
+        spec = _ignore_spec(anc)
+        if spec is not None:
+            specs.append((anc, spec))
+    stack.append((base, specs))
+    while stack:
+        directory, specs = stack.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            p = Path(entry.path)
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if entry.is_symlink():
+                continue  # like rg: links are not followed, so nothing outside is reached
+            if is_dir and entry.name in SKIP_DIRS:
+                continue
+            if any(spec.match_file(str(p.relative_to(root)) + ("/" if is_dir else "")) for root, spec in specs):
+                continue
+            if is_dir:
+                own = _ignore_spec(p)
+                stack.append((p, specs + [(p, own)] if own else specs))
+            elif entry.is_file(follow_symlinks=False):
+                yield p
+
+
+def _py_list(ws: Workspace, base: Path, pattern: str, keep: int) -> SearchResult:
+    names = sorted(ws.display(p) for p in _py_walk(ws, base) if fnmatch.fnmatchcase(p.name, pattern))
+    return SearchResult(names[:keep], len(names))
+
+
+def _py_grep(ws: Workspace, base: Path, regex: str, keep: int) -> SearchResult:
+    try:
+        rx = re.compile(regex)
+    except re.error as e:
+        return SearchResult([], 0, f"error: invalid regex: {e}")
+    rows: list[str] = []
+    count = 0
+    for p in sorted(_py_walk(ws, base)):
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data[:8192]:
+            continue
+        text = data.decode("utf-8", "replace")
+        shown = ws.display(p)
+        for i, line in enumerate(text.splitlines(), 1):
+            if rx.search(line):
+                count += 1
+                if len(rows) < keep:
+                    rows.append(f"{shown}:{i}: {line.strip()[:MAX_COLUMNS]}")
+    return SearchResult(rows, count)

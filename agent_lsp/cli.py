@@ -1,0 +1,163 @@
+"""`agent-lsp run | chat | demo | serve`: the terminal face and the server's entry point."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+from .agent.loop import Session, TurnResult, open_session
+from .agent.settings import Settings
+from .terminal import TerminalHost
+
+EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    s = Settings.from_env()
+    s.overlay({
+        "base_url": getattr(args, "base_url", None),
+        "model": getattr(args, "model", None),
+        "max_steps": getattr(args, "max_steps", None),
+        "command_timeout": getattr(args, "timeout", None),
+    })
+    if getattr(args, "no_stream", False):
+        s.stream = False
+    if getattr(args, "web", False):
+        s.web_tools = True
+    s.auto_approve = bool(getattr(args, "yes", False))
+    return s
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--yes", "-y", action="store_true", help="approve every edit and command; ask_user gets no answer")
+    p.add_argument("--max-steps", type=int, help="tool rounds before the agent must summarise (default 50)")
+    p.add_argument("--model", help="model id (default $AGENT_MODEL or gpt-4o-mini)")
+    p.add_argument("--base-url", help="OpenAI-compatible API root (default $AGENT_BASE_URL)")
+    p.add_argument("--timeout", type=float, help="seconds a bash command may run (default 60)")
+    p.add_argument("--no-stream", action="store_true", help="ask for whole replies instead of a stream")
+    p.add_argument("--web", action="store_true", help="offer web_search and fetch_url (gated)")
+    p.add_argument("-C", "--directory", default=".", help="workspace folder (default: the current one)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent-lsp", description="A coding agent for your terminal and any LSP editor.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="run one task in the current folder and exit")
+    _common(run)
+    run.add_argument("task", help="what the agent should do")
+    chat = sub.add_parser("chat", help="interactive session; Ctrl-C cancels the running turn")
+    _common(chat)
+    demo = sub.add_parser("demo", help="a scratch fizzbuzz with a failing test, fixed by the agent")
+    _common(demo)
+    serve = sub.add_parser("serve", help="language server over stdio (or --tcp HOST:PORT)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    serve.add_argument("--log-file", help="also write the server's log here")
+    return parser
+
+
+async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
+    """Run a turn; SIGINT cancels the turn (not the program)."""
+    loop = asyncio.get_running_loop()
+    turn = asyncio.ensure_future(session.run_turn(task))
+    try:
+        loop.add_signal_handler(signal.SIGINT, turn.cancel)
+    except (NotImplementedError, RuntimeError):
+        pass
+    try:
+        return await turn
+    finally:
+        try:
+            loop.remove_signal_handler(signal.SIGINT)
+        except (NotImplementedError, RuntimeError):
+            pass
+
+
+def _exit_code(result: TurnResult) -> int:
+    return {"done": EXIT_OK, "stepLimit": EXIT_STEP_LIMIT, "cancelled": EXIT_CANCELLED}.get(result.status, EXIT_ERROR)
+
+
+async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
+    settings = _settings(args)
+    host = TerminalHost(yes=settings.auto_approve)
+    session = open_session(Path(args.directory), host, settings)
+    try:
+        result = await _run_turn_interruptibly(session, task or args.task)
+    finally:
+        await session.client.aclose()
+    if result.status == "error":
+        host.say(f"agent-lsp: {result.answer}")
+    elif result.status == "stepLimit":
+        host.say(f"agent-lsp: stopped at the step limit ({settings.max_steps})")
+    return _exit_code(result)
+
+
+async def cmd_chat(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    host = TerminalHost(yes=settings.auto_approve)
+    session = open_session(Path(args.directory), host, settings)
+    host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
+              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over.")
+    try:
+        while True:
+            sys.stderr.write("\n> ")
+            sys.stderr.flush()
+            loop = asyncio.get_running_loop()
+            reading = asyncio.ensure_future(host.reader.readline())
+            try:
+                loop.add_signal_handler(signal.SIGINT, reading.cancel)
+            except (NotImplementedError, RuntimeError):
+                pass
+            try:
+                line = await reading
+            except asyncio.CancelledError:
+                line = None
+            finally:
+                try:
+                    loop.remove_signal_handler(signal.SIGINT)
+                except (NotImplementedError, RuntimeError):
+                    pass
+            if line is None or line.strip() in ("/exit", "/quit"):
+                sys.stderr.write("\n")
+                return EXIT_OK
+            if not line.strip():
+                continue
+            if line.strip() == "/new":
+                session.reset()
+                host.say("(new session)")
+                continue
+            result = await _run_turn_interruptibly(session, line)
+            if result.status == "error":
+                host.say(f"agent-lsp: {result.answer} (the session goes on)")
+            elif result.status == "cancelled":
+                host.say("(turn cancelled; the session goes on)")
+    finally:
+        await session.client.aclose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.cmd == "serve":
+        from .server.main import serve
+
+        return serve(tcp=args.tcp, log_file=args.log_file)
+    if args.cmd == "demo":
+        from .demo import run_demo
+
+        return run_demo(args)
+    if hasattr(args, "directory") and not Path(args.directory).is_dir():
+        print(f"agent-lsp: not a folder: {args.directory}", file=sys.stderr)
+        return 2
+    try:
+        if args.cmd == "run":
+            return asyncio.run(cmd_run(args))
+        return asyncio.run(cmd_chat(args))
+    except KeyboardInterrupt:
+        return EXIT_CANCELLED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,94 @@
+"""`agent-lsp demo`: the reference demo, recreated — a fizzbuzz with an off-by-one and a failing test.
+
+It checks the endpoint first: with nothing listening, a person gets the exact
+commands to point the agent at OpenAI, Ollama, vLLM or a llama.cpp server instead
+of a stack of retries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+import httpx
+
+from .agent.settings import Settings
+
+TASK = "run the tests, fix the bug, run them again"
+
+FIZZBUZZ = '''def fizzbuzz(n):
+    """Return the FizzBuzz sequence from 1 to n inclusive."""
+    out = []
+    for i in range(1, n):
+        if i % 15 == 0:
+            out.append("FizzBuzz")
+        elif i % 3 == 0:
+            out.append("Fizz")
+        elif i % 5 == 0:
+            out.append("Buzz")
+        else:
+            out.append(str(i))
+    return out
+'''
+
+TEST = '''from fizzbuzz import fizzbuzz
+
+
+def test_length():
+    assert len(fizzbuzz(15)) == 15
+
+
+def test_last_is_fizzbuzz():
+    assert fizzbuzz(15)[-1] == "FizzBuzz"
+'''
+
+HOW_TO = """agent-lsp demo: no model answers at {url} ({why}).
+Point the agent at an OpenAI-compatible endpoint, then run the demo again:
+
+  OpenAI:     export OPENAI_API_KEY=sk-...            (AGENT_MODEL defaults to gpt-4o-mini)
+  Ollama:     ollama serve & ollama pull qwen2.5-coder
+              export AGENT_BASE_URL=http://localhost:11434/v1 AGENT_MODEL=qwen2.5-coder
+  vLLM:       vllm serve Qwen/Qwen2.5-Coder-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
+              export AGENT_BASE_URL=http://localhost:8000/v1 AGENT_MODEL=Qwen/Qwen2.5-Coder-7B-Instruct
+  llama.cpp:  llama-server -m model.gguf --jinja --port 8080
+              export AGENT_BASE_URL=http://localhost:8080/v1 AGENT_MODEL=local
+
+  then:       agent-lsp demo          (add --yes to approve every step)
+"""
+
+
+def make_scratch(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "fizzbuzz.py").write_text(FIZZBUZZ)
+    (folder / "test_fizzbuzz.py").write_text(TEST)
+    return folder
+
+
+def endpoint_problem(settings: Settings) -> str | None:
+    """None when something answers at the base URL; else why not, in a few words."""
+    url = settings.base_url.rstrip("/") + "/models"
+    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+    try:
+        r = httpx.get(url, headers=headers, timeout=5)
+    except httpx.HTTPError as e:
+        return f"{type(e).__name__}"
+    if r.status_code == 401:
+        return "HTTP 401: the API key is missing or wrong"
+    return None
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from .cli import _settings, cmd_run
+
+    settings = _settings(args)
+    why = endpoint_problem(settings)
+    if why is not None:
+        print(HOW_TO.format(url=settings.base_url, why=why), file=sys.stderr)
+        return 2
+    folder = make_scratch(Path(tempfile.mkdtemp(prefix="agent-lsp-demo-")))
+    print(f"demo workspace: {folder}\n$ agent-lsp run \"{TASK}\"", file=sys.stderr)
+    args.directory = str(folder)
+    return asyncio.run(cmd_run(args, TASK))
