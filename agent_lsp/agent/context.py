@@ -36,3 +36,15 @@ def read_disk_text(path: Path) -> str:
         raise UnicodeDecodeError("utf-8", data[:1], 0, 1, "binary file")
     # newline="" semantics: keep \r\n as it is so edits do not rewrite line endings
     return data.decode("utf-8")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines as editors, ripgrep and edit_file count them: only \n ends a line.
+
+    (`str.splitlines` also breaks at form feeds, U+2028 and others, which would
+    number lines differently from grep and from the editor.)
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]

@@ -49,12 +49,12 @@ class Settings:
             return notes
         fields = {f.name: f for f in dataclasses.fields(self)}
         for raw_key, value in values.items():
-            key = _snake(str(raw_key))
+            key = snake_case(str(raw_key))
             if key not in fields or value is None:
                 continue
             current = getattr(self, key)
-            coerced = _coerce(value, current, fields[key].type)
-            if coerced is _INVALID:
+            coerced = coerce_setting(value, current, fields[key].type)
+            if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
                 continue
             setattr(self, key, coerced)
@@ -72,10 +72,10 @@ class Settings:
         return d
 
 
-_INVALID = object()
+INVALID = object()
 
 
-def _snake(name: str) -> str:
+def snake_case(name: str) -> str:
     out = []
     for ch in name:
         if ch.isupper():
@@ -85,26 +85,26 @@ def _snake(name: str) -> str:
     return "".join(out).lstrip("_")
 
 
-def _coerce(value: Any, current: Any, annotation: Any) -> Any:
+def coerce_setting(value: Any, current: Any, annotation: Any) -> Any:
     ann = str(annotation)
     if "bool" in ann:
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
             return value.lower() in ("true", "1", "yes")
-        return _INVALID
+        return INVALID
     if ann.startswith("int"):
         if isinstance(value, bool):
-            return _INVALID
+            return INVALID
         if isinstance(value, (int, float)) and value > 0:
             return int(value)
-        return _INVALID
+        return INVALID
     if "float" in ann:
         if isinstance(value, bool):
-            return _INVALID
+            return INVALID
         if isinstance(value, (int, float)) and value >= 0:
             return float(value)
-        return _INVALID
+        return INVALID
     if ann.startswith("str"):
-        return value if isinstance(value, str) else _INVALID
-    return _INVALID
+        return value if isinstance(value, str) else INVALID
+    return INVALID

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pathspec
 
+from .context import text_lines
 from .paths import Workspace
 
 SKIP_DIRS = frozenset(
@@ -214,9 +215,17 @@ def _py_grep(ws: Workspace, base: Path, regex: str, keep: int) -> SearchResult:
             continue
         text = data.decode("utf-8", "replace")
         shown = ws.display(p)
-        for i, line in enumerate(text.splitlines(), 1):
+        for i, line in enumerate(text_lines(text), 1):
             if rx.search(line):
                 count += 1
                 if len(rows) < keep:
-                    rows.append(f"{shown}:{i}: {line.strip()[:MAX_COLUMNS]}")
+                    rows.append(f"{shown}:{i}: {_preview(line)}")
     return SearchResult(rows, count)
+
+
+def _preview(line: str) -> str:
+    """The line as rg --max-columns-preview shows it (it counts bytes, line ending included)."""
+    raw = line.encode("utf-8", "surrogateescape")
+    if len(raw) + 1 <= MAX_COLUMNS:
+        return line.strip()
+    return (raw[:MAX_COLUMNS].decode("utf-8", "replace") + " [... omitted end of long line]").strip()

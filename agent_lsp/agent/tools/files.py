@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..context import ToolContext
+from ..context import ToolContext, text_lines
 from ..host import EditOutcome, EditStatus, FileChange
 from ..registry import tool
 
@@ -48,7 +48,7 @@ async def read_file(ctx: ToolContext, path: str, start: int = 1, end: int | None
     if (err := _missing(path, f)) is not None:
         return err
     text = await _current_text(ctx, path, f)
-    lines = text.splitlines()
+    lines = text_lines(text)
     total = len(lines)
     if total == 0:
         return f"({path} is empty)"

@@ -51,6 +51,23 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Return once the shell itself has exited.
+
+    `proc.wait()` also waits for the output pipe to close, which a background child
+    (`server &`) holds open: waiting on it alone would make every such command run
+    into the timeout.
+    """
+    waiter = asyncio.ensure_future(proc.wait())
+    delay = 0.005
+    try:
+        while proc.returncode is None and not waiter.done():
+            await asyncio.wait({waiter}, timeout=delay)
+            delay = min(delay * 2, 0.05)
+    finally:
+        waiter.cancel()
+
+
 def _clip(text: str) -> str:
     """Keep the head and the tail: a test run's verdict is at the end."""
     if len(text) <= HEAD_CHARS + TAIL_CHARS:
@@ -100,7 +117,7 @@ async def bash(ctx: ToolContext, command: str) -> str:
     timed_out = False
     try:
         try:
-            await asyncio.wait_for(proc.wait(), timeout)
+            await asyncio.wait_for(_exited(proc), timeout)
         except TimeoutError:
             timed_out = True
         if not timed_out:
@@ -118,7 +135,7 @@ async def bash(ctx: ToolContext, command: str) -> str:
     except (TimeoutError, asyncio.CancelledError):
         reader.cancel()
     if proc.returncode is None:
-        await proc.wait()
+        await _exited(proc)
     out = _clip(b"".join(chunks).decode("utf-8", "replace"))
     if out and not out.endswith("\n"):
         out += "\n"

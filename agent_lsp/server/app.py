@@ -1,0 +1,143 @@
+"""The language server object and the state it carries between requests.
+
+Feature modules (`agent_lsp/server/features/`) register their handlers on the one
+`server` instance defined here; this module only holds state and the small helpers
+those handlers share. Nothing here waits on the model, the disk or a running task:
+answering requests must stay instant while the agent works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from .config import ServerConfig
+
+log = logging.getLogger("agent_lsp.server")
+
+
+class AgentProtocol(LanguageServerProtocol):
+    """pygls' protocol, plus: `$/cancelRequest` for a running task's request really cancels it.
+
+    (pygls cancels only the request's outer future; the command's coroutine would go on.)
+    """
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        super()._handle_cancel_notification(msg_id)
+        server = self._server
+        if isinstance(server, AgentServer):
+            server.cancel_request(msg_id)
+
+
+class AgentServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "agent-lsp",
+            __version__,
+            protocol_cls=AgentProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.config = ServerConfig()
+        self.tasks: Any = None  # TaskRunner, set by features.commands at import
+        self.background: set[asyncio.Task] = set()
+        self._doc_waiters: dict[str, list[asyncio.Future]] = {}
+
+    # ------------------------------------------------------------ client facts
+
+    def client_has(self, dotted: str) -> bool:
+        """Is a (nested, snake_case) client capability present and truthy?"""
+        value: Any = self.client_capabilities
+        for part in dotted.split("."):
+            value = getattr(value, part, None)
+            if value is None:
+                return False
+        return bool(value)
+
+    def experimental(self, name: str) -> Any:
+        """`experimental.agentLsp.<name>` from the client's capabilities, if any."""
+        exp = getattr(self.client_capabilities, "experimental", None)
+        if isinstance(exp, dict):
+            section = exp.get("agentLsp")
+            if isinstance(section, dict):
+                return section.get(name)
+        return None
+
+    @property
+    def encoding(self) -> str:
+        enc = self.workspace.position_encoding
+        return getattr(enc, "value", enc) or types.PositionEncodingKind.Utf16.value
+
+    def roots(self) -> list[Path]:
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+        paths = [Path(p) for p in folders if p]
+        if not paths and self.workspace.root_path:
+            paths = [Path(self.workspace.root_path)]
+        return paths
+
+    # ------------------------------------------------------------ documents
+
+    def open_document(self, uri: str):
+        """The open document for `uri`, or None when the editor does not have it open."""
+        return self.workspace.text_documents.get(uri)
+
+    def document_changed(self, uri: str) -> None:
+        for fut in self._doc_waiters.pop(uri, []):
+            if not fut.done():
+                fut.set_result(None)
+
+    async def wait_document_change(self, uri: str, timeout: float) -> bool:
+        """Wait for the next didOpen/didChange/didClose of `uri`; False on timeout."""
+        fut = asyncio.get_running_loop().create_future()
+        self._doc_waiters.setdefault(uri, []).append(fut)
+        try:
+            await asyncio.wait_for(fut, timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            waiters = self._doc_waiters.get(uri)
+            if waiters and fut in waiters:
+                waiters.remove(fut)
+
+    # ------------------------------------------------------------ tasks
+
+    def cancel_request(self, msg_id: Any) -> None:
+        if self.tasks is not None:
+            self.tasks.cancel_request(msg_id)
+
+    def spawn(self, coro) -> asyncio.Task:
+        """Run in the background; failures are logged, never lost silently."""
+        task = asyncio.ensure_future(coro)
+        self.background.add(task)
+
+        def done(t: asyncio.Task) -> None:
+            self.background.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("background task failed: %r", t.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Out-of-band errors go to the log as one line; a person never gets a traceback popup."""
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        self.log_line(f"agent-lsp: internal error: {type(error).__name__}: {error}", types.MessageType.Error)
+
+    # ------------------------------------------------------------ person-facing output
+
+    def log_line(self, text: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=text))
+
+    def show(self, text: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+
+server = AgentServer()

@@ -1,0 +1,69 @@
+"""Server configuration: engine Settings plus what only an editor face needs.
+
+Sources, later ones winning key by key: the environment, `initializationOptions`,
+then the `agentLsp` section from `workspace/didChangeConfiguration` or
+`workspace/configuration`. A payload that names nothing (eglot sends
+`{settings: {}}` right after connecting) changes nothing; a value of the wrong type
+is ignored with a note in the log instead of breaking the server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..agent.settings import INVALID, Settings, coerce_setting, snake_case
+from .jsonish import plain
+
+SECTION = "agentLsp"
+
+
+@dataclass
+class ServerOptions:
+    # Commands answer at once with {status: "started"}; progress and showMessage carry the rest.
+    # For clients that run executeCommand synchronously with a short timeout (eglot).
+    detach_commands: bool = False
+    # How long to wait for the editor's didChange after it says an edit was applied.
+    edit_confirm_timeout: float = 3.0
+    # Show the final answer with window/showMessage.
+    show_answer: bool = True
+
+
+@dataclass
+class ServerConfig:
+    settings: Settings = field(default_factory=Settings.from_env)
+    options: ServerOptions = field(default_factory=ServerOptions)
+
+    def update(self, payload: Any) -> list[str]:
+        """Overlay a settings payload; accepts the bare keys or a {agentLsp: {...}} wrapper."""
+        values = _section(payload)
+        if not values:
+            return []
+        notes = self.settings.overlay(values)
+        fields = ServerOptions.__dataclass_fields__
+        for raw_key, value in values.items():
+            key = snake_case(str(raw_key))
+            if key not in fields or value is None:
+                continue
+            coerced = coerce_setting(value, getattr(self.options, key), fields[key].type)
+            if coerced is INVALID:
+                notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
+            else:
+                setattr(self.options, key, coerced)
+        return notes
+
+
+def _section(payload: Any) -> Mapping[str, Any]:
+    if payload is None:
+        return {}
+    if not isinstance(payload, Mapping):
+        payload = plain(payload)
+        if not isinstance(payload, Mapping):
+            return {}
+    inner = payload.get(SECTION)
+    if isinstance(inner, Mapping):
+        return inner
+    if "settings" in payload and isinstance(payload.get("settings"), Mapping):
+        return _section(payload["settings"])
+    return payload
+

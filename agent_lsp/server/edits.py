@@ -1,0 +1,140 @@
+"""Turning an agent's FileChange into the smallest LSP WorkspaceEdit that expresses it.
+
+`edit_file` becomes one edit over exactly the replaced text; `write_file` over an
+existing file becomes a line diff, so the editor's preview shows what really changes
+and the person's cursor, folds and undo history survive. Positions are counted in
+the negotiated encoding: UTF-16 code units by default (an emoji is two), UTF-8 bytes
+or code points when the client asked for those.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_right
+
+from lsprotocol import types
+
+from ..agent.host import FileChange
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts. LSP ends lines at \\n, \\r\\n or \\r."""
+    starts = [0]
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            starts.append(i + 1)
+        elif ch == "\r":
+            if i + 1 < n and text[i + 1] == "\n":
+                i += 1
+            starts.append(i + 1)
+        i += 1
+    return starts
+
+
+def units(s: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf8.value:
+        return len(s.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf32.value:
+        return len(s)
+    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)  # UTF-16: astral chars are pairs
+
+
+class PositionMap:
+    """Offsets of one text to LSP positions in a given encoding."""
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.text = text
+        self.encoding = encoding
+        self.starts = line_starts(text)
+
+    def position(self, offset: int) -> types.Position:
+        line = bisect_right(self.starts, offset) - 1
+        prefix = self.text[self.starts[line] : offset]
+        return types.Position(line=line, character=units(prefix, self.encoding))
+
+    def range(self, start: int, end: int) -> types.Range:
+        return types.Range(start=self.position(start), end=self.position(end))
+
+
+def minimal_edits(change: FileChange, encoding: str) -> list[tuple[types.Range, str]]:
+    """(range, new text) pairs against `change.before`, non-overlapping, in document order."""
+    before = change.before or ""
+    pm = PositionMap(before, encoding)
+    if change.span is not None and change.replacement is not None:
+        start, end = change.span
+        return [(pm.range(start, end), change.replacement)]
+    if not before:
+        return [(pm.range(0, 0), change.after)]
+    old_lines = before.splitlines(keepends=True)
+    new_lines = change.after.splitlines(keepends=True)
+    offsets = [0]
+    for ln in old_lines:
+        offsets.append(offsets[-1] + len(ln))
+    edits = []
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        edits.append((pm.range(offsets[i1], offsets[i2]), "".join(new_lines[j1:j2])))
+    return edits
+
+
+def workspace_edit(
+    change: FileChange,
+    uri: str,
+    version: int | None,
+    encoding: str,
+    *,
+    needs_confirmation: bool,
+    create_file: bool,
+) -> types.WorkspaceEdit:
+    """One WorkspaceEdit in `documentChanges` form (annotations only survive there)."""
+    annotation_id = "agent-lsp"
+    verb = "create" if change.is_new_file else ("edit" if change.tool == "edit_file" else "rewrite")
+    annotation = types.ChangeAnnotation(
+        label=f"agent: {change.tool} {change.display_path}",
+        needs_confirmation=needs_confirmation,
+        description=f"The agent wants to {verb} {change.display_path}",
+    )
+    text_edits = [
+        types.AnnotatedTextEdit(range=rng, new_text=text, annotation_id=annotation_id)
+        for rng, text in minimal_edits(change, encoding)
+    ]
+    doc_edit = types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+        edits=text_edits,
+    )
+    changes: list = []
+    if change.is_new_file and create_file:
+        changes.append(
+            types.CreateFile(
+                uri=uri,
+                options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True),
+                annotation_id=annotation_id,
+            )
+        )
+    changes.append(doc_edit)
+    return types.WorkspaceEdit(document_changes=changes, change_annotations={annotation_id: annotation})
+
+
+def apply_edits(text: str, edits: list[tuple[types.Range, str]], encoding: str) -> str:
+    """Apply (range, text) edits to `text` — what a client does; used to check our own output."""
+    pm = PositionMap(text, encoding)
+
+    def offset(pos: types.Position) -> int:
+        start = pm.starts[pos.line] if pos.line < len(pm.starts) else len(text)
+        end = pm.starts[pos.line + 1] if pos.line + 1 < len(pm.starts) else len(text)
+        count = 0
+        for i in range(start, end):
+            if count >= pos.character:
+                return i
+            count += units(text[i], encoding)
+        return end
+
+    out = text
+    for rng, new in sorted(edits, key=lambda e: (e[0].start.line, e[0].start.character), reverse=True):
+        a, b = offset(rng.start), offset(rng.end)
+        out = out[:a] + new + out[b:]
+    return out

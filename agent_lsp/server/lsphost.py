@@ -1,0 +1,202 @@
+"""The editor as the agent's Host: buffers are the truth, edits are previews, commands are questions.
+
+Reads of an open document return the editor's text, unsaved changes included.
+Edits travel as versioned `workspace/applyEdit`s, and the answer is checked against
+what the editor really did, because editors differ: eglot answers a "no" with an
+error, Neovim 0.12 says `applied: true` after a decline, Neovim 0.7 applies without
+asking. So an edit counts as accepted only when the open document's text really
+became the new text (didChange), and an accepted edit is written to disk before the
+next tool runs so the agent's own commands (tests) see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.uris import from_fs_path
+
+from ..agent.context import read_disk_text
+from ..agent.fileio import write_text_atomic
+from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
+from .app import AgentServer
+from .edits import workspace_edit
+from .jsonish import jsonable
+
+log = logging.getLogger("agent_lsp.server")
+
+STREAM_NOTIFICATION = "agentLsp/event"
+ASK_REQUEST = "agentLsp/askUser"
+ALLOW, DENY = "Allow", "Deny"
+
+
+class LspHost(Host):
+    def __init__(self, ls: AgentServer, progress_token: str | None = None) -> None:
+        self.ls = ls
+        self.progress_token = progress_token
+        self.stream = bool(ls.experimental("stream"))
+        self.can_ask = bool(ls.experimental("askUser"))
+
+    # ------------------------------------------------------------ reading
+
+    async def read_text(self, path: Path) -> str | None:
+        doc = self.ls.open_document(from_fs_path(str(path)) or "")
+        return doc.source if doc is not None else None
+
+    # ------------------------------------------------------------ editing
+
+    async def apply_edit(self, change: FileChange) -> EditOutcome:
+        uri = from_fs_path(str(change.path)) or ""
+        doc = self.ls.open_document(uri)
+        if doc is not None:
+            if change.before is None or doc.source != change.before:
+                return EditOutcome(EditStatus.STALE, "the open document differs from the text the edit was made for")
+            version = doc.version
+        else:
+            stale = await asyncio.to_thread(_disk_stale, change)
+            if stale:
+                return EditOutcome(EditStatus.STALE, stale)
+            version = None
+        opts = self.ls.config.options
+        edit = workspace_edit(
+            change,
+            uri,
+            version,
+            self.ls.encoding,
+            needs_confirmation=not self.ls.config.settings.auto_approve,
+            create_file=change.is_new_file and self._client_creates_files(),
+        )
+        label = f"agent: {change.tool} {change.display_path}"
+        try:
+            result = await self.ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
+        except JsonRpcException as e:  # eglot: -32603 "User cancelled server edit"
+            return EditOutcome(EditStatus.REJECTED, _error_text(e))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a broken client answer is a refusal, not a crash
+            return EditOutcome(EditStatus.REJECTED, f"the editor's answer could not be read: {e}")
+        if not getattr(result, "applied", False):
+            reason = getattr(result, "failure_reason", None) or ""
+            doc_now = self.ls.open_document(uri)
+            if doc is not None and doc_now is not None and doc_now.version != version:
+                return EditOutcome(EditStatus.STALE, reason or "the document changed while the edit was proposed")
+            return EditOutcome(EditStatus.REJECTED, reason)
+        if doc is not None or self.ls.open_document(uri) is not None:
+            if not await self._document_became(uri, change.after, opts.edit_confirm_timeout):
+                current = self.ls.open_document(uri)
+                if current is not None and current.source == change.before:
+                    # Neovim 0.12 answers applied: true after a decline: the buffer is the truth.
+                    return EditOutcome(EditStatus.REJECTED, "the editor reported success but the document did not change")
+                return EditOutcome(EditStatus.STALE, "the document does not hold the edited text")
+        try:
+            await asyncio.to_thread(_sync_disk, change.path, change.after)
+        except OSError as e:
+            return EditOutcome(EditStatus.FAILED, f"accepted in the editor but not written to disk: {e}")
+        return EditOutcome(EditStatus.ACCEPTED)
+
+    def _client_creates_files(self) -> bool:
+        ops = getattr(
+            getattr(getattr(self.ls.client_capabilities, "workspace", None), "workspace_edit", None),
+            "resource_operations",
+            None,
+        ) or []
+        return any(getattr(op, "value", op) == "create" for op in ops)
+
+    async def _document_became(self, uri: str, text: str, timeout: float) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            doc = self.ls.open_document(uri)
+            if doc is not None and doc.source == text:
+                return True
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            await self.ls.wait_document_change(uri, left)
+
+    # ------------------------------------------------------------ questions
+
+    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
+        if tool in ("edit_file", "write_file"):
+            return True  # the edit's own preview is where the person says yes or no
+        what = "run" if tool == "bash" else f"use {tool}:"
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"agent-lsp wants to {what}\n{preview}",
+            actions=[types.MessageActionItem(title=ALLOW), types.MessageActionItem(title=DENY)],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("showMessageRequest failed: %s", e)
+            return False
+        return getattr(answer, "title", None) == ALLOW
+
+    async def ask_user(self, question: str) -> str | None:
+        if not self.can_ask:
+            return None
+        try:
+            result = await self.ls.protocol.send_request_async(ASK_REQUEST, {"question": question})
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("askUser failed: %s", e)
+            return None
+        answer = getattr(result, "answer", None)
+        if answer is None and isinstance(result, dict):
+            answer = result.get("answer")
+        return answer if isinstance(answer, str) else ""
+
+    # ------------------------------------------------------------ watching
+
+    def emit(self, event: Event) -> None:
+        if self.stream:
+            self.ls.protocol.notify(STREAM_NOTIFICATION, {"kind": event.kind, "text": event.text, "data": jsonable(event.data)})
+        if event.kind == "tool":
+            self.ls.log_line(event.text)
+            self._report(event.text)
+        elif event.kind in ("status", "error"):
+            self.ls.log_line(f"[{event.kind}] {event.text}")
+            self._report(event.text)
+        elif event.kind == "todo":
+            todos = event.data.get("todos", [])
+            done = sum(t["status"] == "completed" for t in todos)
+            self._report(f"plan {done}/{len(todos)} done")
+
+    def _report(self, message: str) -> None:
+        if self.progress_token is None:
+            return
+        self.ls.work_done_progress.report(
+            self.progress_token, types.WorkDoneProgressReport(message=message[:200], cancellable=True)
+        )
+
+
+def _disk_stale(change: FileChange) -> str | None:
+    try:
+        if change.before is None:
+            return "the file was created meanwhile" if change.path.exists() else None
+        return None if read_disk_text(change.path) == change.before else "the file on disk changed meanwhile"
+    except (OSError, UnicodeDecodeError) as e:
+        return f"cannot read the file: {e}"
+
+
+def _sync_disk(path: Path, text: str) -> None:
+    """Make the disk hold `text` (the editor may have written it already)."""
+    try:
+        if read_disk_text(path) == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_text_atomic(path, text)
+
+
+def _error_text(e: JsonRpcException) -> str:
+    msg = getattr(e, "message", None) or str(e)
+    return f"the editor declined: {msg}"
+

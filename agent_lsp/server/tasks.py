@@ -1,0 +1,173 @@
+"""One agent task at a time: start it, show its progress, cancel it by any route, report how it ended.
+
+Three ways to cancel reach the same place: the progress bar's cancel button
+(`window/workDoneProgress/cancel`), `$/cancelRequest` on the executeCommand request,
+and the `agentLsp.cancel` command. All cancel the turn's asyncio task, which aborts
+the model request or kills the running command's process group; the loop then
+answers every pending tool call so the history stays valid for the next task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from ..agent.loop import Session, TurnResult
+from ..agent.paths import Workspace
+from ..agent.transcript import Transcript
+from .app import AgentServer
+from .lsphost import LspHost
+
+log = logging.getLogger("agent_lsp.server")
+
+REQUEST_FAILED = -32803  # LSP 3.17 "RequestFailed"
+
+
+class TaskError(JsonRpcException):
+    """A request the server refuses, with a message written for the person."""
+
+    CODE = REQUEST_FAILED
+    MESSAGE = "request failed"
+
+
+class TaskRunner:
+    def __init__(self, ls: AgentServer) -> None:
+        self.ls = ls
+        self.session: Session | None = None
+        self.current: asyncio.Task[TurnResult] | None = None
+        self.request_id: Any = None
+        self.cancel_requested = False
+
+    @property
+    def busy(self) -> bool:
+        return self.current is not None and not self.current.done()
+
+    # ------------------------------------------------------------ cancel
+
+    def cancel(self) -> bool:
+        if not self.busy:
+            return False
+        self.cancel_requested = True
+        assert self.current is not None
+        self.current.cancel()
+        return True
+
+    def cancel_request(self, msg_id: Any) -> None:
+        if self.busy and self.request_id is not None and str(msg_id) == str(self.request_id):
+            self.cancel()
+
+    # ------------------------------------------------------------ run
+
+    def workspace_for(self, file: Path | None) -> Workspace:
+        roots = self.ls.roots()
+        if not roots:
+            roots = [file.parent if file is not None else Path(os.getcwd())]
+        return Workspace(roots).with_primary(file)
+
+    def _session(self, workspace: Workspace, host: LspHost) -> Session:
+        settings = self.ls.config.settings
+        if self.session is None:
+            self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub))
+        s = self.session
+        s.workspace = s.ctx.workspace = workspace
+        s.host = s.ctx.host = host
+        s.settings = s.ctx.settings = settings
+        return s
+
+    def new_session(self) -> None:
+        if self.session is not None:
+            self.session.reset()
+            if self.session.transcript is not None:
+                self.session.transcript = Transcript(scrub=self.ls.config.settings.scrub)
+
+    async def start(self, text: str, file: Path | None, title: str) -> dict[str, Any]:
+        """Run a task to its end (or start it and return at once in detached mode)."""
+        if self.busy:
+            raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
+        workspace = self.workspace_for(file)
+        token = await self._begin_progress(title, text)
+        host = LspHost(self.ls, token)
+        session = self._session(workspace, host)
+        self.cancel_requested = False
+        self.request_id = self.ls.protocol.msg_id
+        self.current = asyncio.ensure_future(session.run_turn(text))
+        if token is not None:
+            self._bridge_progress_cancel(token)
+        finished = self.ls.spawn(self._finish(token)) if self.ls.config.options.detach_commands else None
+        if finished is not None:
+            return {"status": "started", "answer": "", "steps": 0}
+        return await self._finish(token)
+
+    async def _finish(self, token: str | None) -> dict[str, Any]:
+        assert self.current is not None
+        turn = self.current
+        try:
+            result = await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            # Our own request was cancelled (server shutting down): take the turn with us.
+            turn.cancel()
+            raise
+        except Exception as e:  # a bug in the loop must still end the task cleanly
+            log.exception("task failed")
+            result = TurnResult("error", f"internal error: {type(e).__name__}: {e}", 0)
+        finally:
+            self.request_id = None
+        outcome = _outcome_line(result)
+        if token is not None:
+            self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
+        self.ls.log_line(f"[{result.status}] {outcome}")
+        if self.ls.config.options.show_answer:
+            kind = {
+                "done": types.MessageType.Info,
+                "cancelled": types.MessageType.Warning,
+                "stepLimit": types.MessageType.Warning,
+            }.get(result.status, types.MessageType.Error)
+            self.ls.show(f"agent: {result.answer}" if result.answer else f"agent: {outcome}", kind)
+        return result.as_dict()
+
+    # ------------------------------------------------------------ progress
+
+    async def _begin_progress(self, title: str, text: str) -> str | None:
+        if not self.ls.client_has("window.work_done_progress"):
+            return None
+        token = f"agent-lsp-{uuid.uuid4()}"
+        try:
+            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 5)
+        except (TimeoutError, JsonRpcException) as e:
+            log.info("the client refused a progress token: %s", e)
+            return None
+        first = " ".join(text.split())
+        self.ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(title=title, message=first[:100], cancellable=True),
+        )
+        return token
+
+    def _bridge_progress_cancel(self, token: str) -> None:
+        fut = self.ls.work_done_progress.tokens.get(token)
+        if fut is None:
+            return
+        loop = asyncio.get_running_loop()
+        turn = self.current
+
+        def on_done(f) -> None:
+            if f.cancelled():
+                loop.call_soon_threadsafe(lambda: self.current is turn and self.cancel())
+
+        fut.add_done_callback(on_done)
+
+
+def _outcome_line(result: TurnResult) -> str:
+    steps = f"{result.steps} step{'s' if result.steps != 1 else ''}"
+    return {
+        "done": f"done in {steps}",
+        "cancelled": f"cancelled after {steps}",
+        "stepLimit": f"stopped at the step limit after {steps}",
+    }.get(result.status, f"failed: {result.answer}")
