@@ -87,9 +87,7 @@ async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
         result = await _run_turn_interruptibly(session, task or args.task)
     finally:
         await session.client.aclose()
-    if result.status == "error":
-        host.say(f"agent-lsp: {result.answer}")
-    elif result.status == "stepLimit":
+    if result.status == "stepLimit":  # (an error was already shown as it happened)
         host.say(f"agent-lsp: stopped at the step limit ({settings.max_steps})")
     return _exit_code(result)
 
@@ -129,8 +127,8 @@ async def cmd_chat(args: argparse.Namespace) -> int:
                 host.say("(new session)")
                 continue
             result = await _run_turn_interruptibly(session, line)
-            if result.status == "error":
-                host.say(f"agent-lsp: {result.answer} (the session goes on)")
+            if result.status == "error":  # the error itself was shown as it happened
+                host.say("(the session goes on)")
             elif result.status == "cancelled":
                 host.say("(turn cancelled; the session goes on)")
     finally:

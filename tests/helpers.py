@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+import pytest
+
 from agent_lsp.agent.context import ToolContext
 from agent_lsp.agent.diskhost import DiskHost
 from agent_lsp.agent.dispatch import run_tool
@@ -150,3 +152,72 @@ def last_tool_results(request: dict) -> list[str]:
             break
         out.append(m["content"])
     return list(reversed(out))
+
+
+def assert_paired(messages: list[dict]) -> None:
+    """Every tool message answers a call of the assistant message right before its run of tool messages,
+    and every call is answered exactly once."""
+    i = 0
+    while i < len(messages):
+        m = messages[i]
+        assert m["role"] != "tool", f"messages[{i}] is a tool message without its assistant message"
+        if m["role"] == "assistant" and m.get("tool_calls"):
+            ids = [c["id"] for c in m["tool_calls"]]
+            j = i + 1
+            answered = []
+            while j < len(messages) and messages[j]["role"] == "tool":
+                answered.append(messages[j]["tool_call_id"])
+                j += 1
+            assert sorted(answered) == sorted(ids), f"calls {ids} answered by {answered}"
+            i = j
+            continue
+        i += 1
+
+
+def is_summary_request(body: dict) -> bool:
+    from agent_lsp.agent.compaction import SUMMARY_PROMPT
+
+    return body["messages"][0]["content"] == SUMMARY_PROMPT
+
+
+class Conversation:
+    """A script entry (add it many times) that answers compaction's summary requests with
+    `summary` and every other request with the next of `replies`."""
+
+    def __init__(self, *replies: Any, summary: str = "SUMMARY: the user wants the files read.") -> None:
+        self.replies = list(replies)
+        self.summary = summary
+        self.summaries = 0
+
+    def __call__(self, body: dict) -> Any:
+        if is_summary_request(body):
+            self.summaries += 1
+            return {"content": self.summary}
+        if not self.replies:
+            return {"status": 500, "error": {"message": "test script exhausted"}}
+        return self.replies.pop(0)
+
+
+async def wait_until(predicate, timeout: float = 5.0, interval: float = 0.01) -> bool:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(interval)
+    return bool(predicate())
+
+
+def pgrep(pattern: str) -> bool:
+    import subprocess
+
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True).returncode == 0
+
+
+@pytest.fixture(autouse=True)
+def no_violations(request):
+    """Imported by a test module, this checks after each test that used the `model` fixture that
+    the scripted model saw no protocol violation (bad pairing, bad types, exhausted script)."""
+    model = request.getfixturevalue("model") if "model" in request.fixturenames else None
+    yield
+    if model is not None:
+        assert model.violations == [], f"the scripted model saw violations: {model.violations}"

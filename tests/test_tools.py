@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import subprocess
 import time
@@ -487,8 +486,7 @@ async def test_line_numbers_count_newlines_only(workspace, monkeypatch):
     with_rg, without = await both_paths(monkeypatch, lambda: call_tool(ctx, "grep", {"regex": "needle"}))
     assert with_rg == without == "ff.py:3: needle = 3"
     out = await call_tool(ctx, "read_file", {"path": "ff.py"})
-    assert out.splitlines()[-1] == "3: needle = 3"
-    assert out.count("\n") == 2 + out.count("\x0c") * 0 and "...[" not in out
+    assert out.split("\n") == ["1: a = 1\x0cb = 2", "2: c = '\u2028'", "3: needle = 3"]
 
 
 async def test_long_lines_are_shown_alike_on_both_paths(workspace, monkeypatch):
@@ -499,3 +497,97 @@ async def test_long_lines_are_shown_alike_on_both_paths(workspace, monkeypatch):
     with_rg, without = await both_paths(monkeypatch, lambda: call_tool(ctx, "grep", {"regex": "needle"}))
     assert with_rg == without
     assert len(with_rg) < 2_000
+
+
+@pytest.mark.parametrize("when", ["while_starting", "while_running"])
+async def test_bash_cancel_kills_the_whole_process_tree(workspace, when):
+    marker = f"600.{uuid.uuid4().int % 10**9:09d}"
+    ctx = make_ctx(workspace, command_timeout=60)
+    task = asyncio.ensure_future(call_tool(ctx, "bash", {"command": f"sleep {marker} & sleep {marker}; echo never"}))
+    for _ in range(2000):  # the moment the process exists: asyncio may still be setting up its pipes
+        if subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).returncode == 0:
+            break
+        await asyncio.sleep(0.001)
+    if when == "while_running":
+        await asyncio.sleep(0.3)
+    t0 = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - t0 < 1
+    assert not await _still_running(f"sleep {marker}")
+
+
+# ---------------------------------------------------------------- web tools (optional; a local server, no internet)
+
+
+@pytest.fixture
+def web_server(tmp_path):
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    root = tmp_path / "site"
+    root.mkdir()
+    words = " ".join(f"word{i}" for i in range(4000))  # ~35,000 chars of article text
+    (root / "page.html").write_text(
+        "<html><head><title>t</title><script>var secret = 'SCRIPT-TEXT';</script></head><body>"
+        "<nav>NAV-MENU</nav><main><h1>Title</h1><p>" + words + "</p><p>a &amp; b</p></main>"
+        "<footer>FOOTER</footer></body></html>"
+    )
+    (root / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    (root / "plain.txt").write_text("just text\n")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", words
+    server.shutdown()
+    server.server_close()
+
+
+async def test_fetch_url_pages_text_and_refuses_binary(workspace, web_server):
+    from agent_lsp.agent.registry import TOOLS
+
+    base, words = web_server
+    ctx = make_ctx(workspace, web_tools=True)
+    tools = dict(TOOLS)
+    first = await call_tool(ctx, "fetch_url", {"url": f"{base}/page.html"}, tools=tools)
+    assert "SCRIPT-TEXT" not in first and "NAV-MENU" not in first and "FOOTER" not in first
+    assert first.startswith("Title\nword0 word1")
+    m = re.search(r"\n\.\.\.\[(\d+) more chars; continue with start=10000\]$", first)
+    assert m
+    text = first[: m.start()]
+    assert len(text) == 10_000
+    start = 10_000
+    while True:
+        page = await call_tool(ctx, "fetch_url", {"url": f"{base}/page.html", "start": start}, tools=tools)
+        m = re.search(r"\n\.\.\.\[\d+ more chars; continue with start=(\d+)\]$", page)
+        text += page[: m.start()] if m else page
+        if not m:
+            break
+        start = int(m.group(1))
+    assert text == "Title\n" + words + "\na & b"
+    assert await call_tool(ctx, "fetch_url", {"url": f"{base}/plain.txt"}, tools=tools) == "just text\n"
+    assert await call_tool(ctx, "fetch_url", {"url": f"{base}/img.png"}, tools=tools) == "error: image/png is not text"
+    missing = await call_tool(ctx, "fetch_url", {"url": f"{base}/nope.html"}, tools=tools)
+    assert missing.startswith("error: fetch failed: HTTPStatusError")
+    assert (await call_tool(ctx, "fetch_url", {"url": "file:///etc/passwd"}, tools=tools)).startswith(
+        "error: url must start with http")
+
+
+async def test_web_search_without_ddgs_says_how_to_get_it(workspace):
+    try:
+        import ddgs  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("ddgs is installed; a search would need the internet")
+    from agent_lsp.agent.registry import TOOLS
+
+    out = await call_tool(make_ctx(workspace, web_tools=True), "web_search", {"query": "x"}, tools=dict(TOOLS))
+    assert out.startswith("error: web search needs the ddgs package")

@@ -75,14 +75,16 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
     fn = call.get("function") or {}
     name = fn.get("name") or ""
     raw = fn.get("arguments")
-    ctx.host.emit(Event("tool", trace_line(name, raw), {"id": call.get("id"), "name": name, "arguments": raw}))
+    scrub = ctx.settings.scrub  # a key pasted into a task must not come back through the trace
+    shown_raw = scrub(raw) if isinstance(raw, str) else raw
+    ctx.host.emit(Event("tool", scrub(trace_line(name, raw)), {"id": call.get("id"), "name": name, "arguments": shown_raw}))
     try:
         t = available.get(name)
         if t is None:
             out = f"error: unknown tool {name!r}; available tools: {', '.join(available)}"
         else:
             args = check_arguments(t, parse_arguments(raw))
-            if t.gated and not ctx.settings.auto_approve and not await ctx.host.confirm(name, args, preview(name, args)):
+            if t.gated and not ctx.settings.auto_approve and not await ctx.host.confirm(name, args, scrub(preview(name, args))):
                 out = DENIED
             else:
                 out = await t.fn(ctx, **args)
@@ -94,7 +96,7 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
         out = str(e) if str(e).startswith("error:") else f"error: {e}"
     except Exception as e:  # a tool bug must not end the session
         out = f"error: {type(e).__name__}: {e}"
-    out = cap(ctx.settings.scrub(out))  # output can echo the environment
+    out = cap(scrub(out))  # output can echo the environment
     ctx.host.emit(Event("tool_result", out.splitlines()[0][:200] if out else "",
                         {"id": call.get("id"), "name": name, "ok": not out.startswith("error"), "result": out}))
     return out

@@ -21,7 +21,11 @@ class FileChange:
     `before` is the text the change was computed from (None for a new file), `after` the
     full text once applied. `span` is set by edit_file: the (start, end) character
     offsets in `before` that `replacement` takes the place of, so an editor can show one
-    minimal edit instead of a whole-file swap.
+    minimal edit instead of a whole-file swap. `read` is set by write_file: the text the
+    agent last saw of the file (None if it never read it). Its new content was written
+    from that text, so when `before` differs someone changed the file since, and a Host
+    that can tell the person's typing apart (an editor) refuses the change as stale
+    rather than silently undo it.
     """
 
     tool: str
@@ -31,6 +35,7 @@ class FileChange:
     after: str
     span: tuple[int, int] | None = None
     replacement: str | None = None
+    read: str | None = None
 
     @property
     def is_new_file(self) -> bool:

@@ -101,9 +101,12 @@ class ModelClient:
                 last = e
             except httpx.TimeoutException as e:
                 last = ModelError(f"the model did not answer in time ({type(e).__name__})", retryable=True)
-            except httpx.TransportError as e:
+            except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
                 last = ModelError(f"cannot reach the model at {self.settings.base_url}: {type(e).__name__}: {e}",
                                   retryable=True)
+            except httpx.TransportError as e:  # reached, but the connection broke before the reply was complete
+                last = ModelError(f"the connection to the model at {self.settings.base_url} broke mid-reply: "
+                                  f"{type(e).__name__}: {e}", retryable=True)
             last = ModelError(self.settings.scrub(str(last)), status=last.status, retryable=last.retryable,
                               overflow=last.overflow, retry_after=last.retry_after)
             if not last.retryable or attempt == attempts:
@@ -148,6 +151,9 @@ class ModelClient:
                 message = choice["message"]
             except (KeyError, IndexError, TypeError):
                 raise ModelError(f"the model sent a reply that is not a chat completion: {r.text[:200]}") from None
+            if not isinstance(message, dict):
+                raise ModelError(f"the model sent a reply that is not a chat completion: {r.text[:200]}")
+            _normalise_tool_calls(message)
             if message.get("content"):
                 on_text(message["content"])
             finish = choice.get("finish_reason") or "stop"
@@ -258,6 +264,19 @@ async def read_stream(lines, on_text: Callable[[str], None]) -> Reply:
     if tool_calls and finish not in ("tool_calls", "length", "function_call"):
         finish = "tool_calls"  # some servers say "stop" after tool calls
     return Reply(message, finish, usage, truncated_tool_call=truncated)
+
+
+def _normalise_tool_calls(message: dict[str, Any]) -> None:
+    """What the streaming path does while merging: `arguments` as a JSON string (some servers
+    send an object, which the API rejects when it comes back in the history) and an id on every call."""
+    for c in message.get("tool_calls") or []:
+        if not isinstance(c, dict):
+            continue
+        fn = c.get("function")
+        if isinstance(fn, dict) and isinstance(fn.get("arguments"), dict):
+            fn["arguments"] = json.dumps(fn["arguments"])
+        if not c.get("id"):
+            c["id"] = "call_" + uuid.uuid4().hex[:24]
 
 
 def _merge_tool_fragment(calls: dict[int, dict[str, Any]], pos: int, frag: dict[str, Any]) -> None:

@@ -79,6 +79,7 @@ class Session:
         self.messages = []
         self._chars = 0
         self.ctx.todos.clear()
+        self.ctx.seen.clear()
         self._append({"role": "system", "content": system_prompt(self.workspace.root, self.workspace.roots[1:])})
 
     def _append(self, message: dict[str, Any]) -> None:

@@ -224,8 +224,8 @@ def _py_grep(ws: Workspace, base: Path, regex: str, keep: int) -> SearchResult:
 
 
 def _preview(line: str) -> str:
-    """The line as rg --max-columns-preview shows it (it counts bytes, line ending included)."""
-    raw = line.encode("utf-8", "surrogateescape")
-    if len(raw) + 1 <= MAX_COLUMNS:
+    """The line as rg --max-columns-preview shows it: a line over MAX_COLUMNS bytes (its
+    ending included) keeps its first MAX_COLUMNS characters (rg: grapheme clusters)."""
+    if len(line.encode("utf-8", "surrogatepass")) + 1 <= MAX_COLUMNS:
         return line.strip()
-    return (raw[:MAX_COLUMNS].decode("utf-8", "replace") + " [... omitted end of long line]").strip()
+    return (line[:MAX_COLUMNS] + " [... omitted end of long line]").strip()

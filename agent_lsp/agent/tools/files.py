@@ -48,6 +48,7 @@ async def read_file(ctx: ToolContext, path: str, start: int = 1, end: int | None
     if (err := _missing(path, f)) is not None:
         return err
     text = await _current_text(ctx, path, f)
+    ctx.seen[f] = text
     lines = text_lines(text)
     total = len(lines)
     if total == 0:
@@ -102,9 +103,12 @@ async def write_file(ctx: ToolContext, path: str, content: str) -> str:
         return f"error: {path} is a directory"
     before = await _current_text(ctx, path, f) if f.exists() else None
     change = FileChange(
-        tool="write_file", path=f, display_path=ctx.workspace.display(f), before=before, after=content
+        tool="write_file", path=f, display_path=ctx.workspace.display(f), before=before, after=content,
+        read=ctx.seen.get(f) if before is not None else None,
     )
     outcome = await ctx.host.apply_edit(change)
+    if outcome.status is EditStatus.ACCEPTED:
+        ctx.seen[f] = content
     n = len(content.encode("utf-8"))
     return _edit_result(outcome, path, f"wrote {n} bytes to {path}")
 
@@ -147,6 +151,8 @@ async def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
         replacement=new,
     )
     outcome = await ctx.host.apply_edit(change)
+    if outcome.status is EditStatus.ACCEPTED:
+        ctx.seen[f] = after
     first = text.count("\n", 0, i) + 1
     last = first + new.count("\n")
     where = f"line {first}" if first == last else f"lines {first}-{last}"

@@ -51,6 +51,11 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+def _kill_spawned(spawn: "asyncio.Future[asyncio.subprocess.Process]") -> None:
+    if not spawn.cancelled() and spawn.exception() is None:
+        _kill_group(spawn.result().pid)
+
+
 async def _exited(proc: asyncio.subprocess.Process) -> None:
     """Return once the shell itself has exited.
 
@@ -84,7 +89,7 @@ def _clip(text: str) -> str:
 )
 async def bash(ctx: ToolContext, command: str) -> str:
     timeout = ctx.settings.command_timeout
-    proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         "/bin/bash",
         "-c",
         command,
@@ -94,7 +99,14 @@ async def bash(ctx: ToolContext, command: str) -> str:
         stderr=asyncio.subprocess.STDOUT,
         env=command_env(),
         start_new_session=True,
-    )
+    ))
+    try:
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # Cancelled while the process was starting: it may already run (and start others),
+        # so let the start finish and take its whole group down then.
+        spawn.add_done_callback(_kill_spawned)
+        raise
     chunks: list[bytes] = []
     size = 0
 
