@@ -28,7 +28,7 @@ Reply keys:
 * ``finish_reason``: e.g. ``"length"``, which also cuts each tool call's
   arguments to their first half.
 * Faults: ``status`` (+ ``retry_after``, ``body`` or ``error``), ``drop``,
-  ``truncate``, ``stream_error``, ``delay``, ``stall``.
+  ``truncate``, ``no_finish`` (clean end, no finish_reason), ``stream_error``, ``delay``, ``stall``.
 """
 
 from __future__ import annotations
@@ -620,6 +620,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         if spec.get("truncate"):
             self.close_connection = True  # no finish_reason, no [DONE], no last chunk
+            return
+        if spec.get("no_finish"):  # a well-formed stream that simply never says why it ended
+            self._write_chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
             return
         for chunk in closing:
             self._send_event(chunk)

@@ -253,21 +253,20 @@ async def test_stream_ending_without_finish_reason_is_an_error(model, workspace)
     assert model.violations == []
 
 
-async def test_a_cleanly_ended_stream_without_finish_reason_is_an_error():
-    """The scripted server can only cut a stream by hanging up, so feed read_stream the lines directly."""
-    from agent_lsp.agent.llm import read_stream
-
-    chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [
-        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"comm'}}]}}]}
-
-    async def lines():
-        yield "data: " + json.dumps(chunk)
-        yield ""
-        yield "data: [DONE]"
-
-    with pytest.raises(ModelError, match="without a finish reason") as info:
-        await read_stream(lines(), lambda _t: None)
-    assert info.value.retryable
+async def test_a_cleanly_ended_stream_without_finish_reason_is_an_error(model, workspace):
+    """[DONE] arrives but no finish_reason ever did: an error (retried), never a half tool call."""
+    model.add({"no_finish": True, **tool_call("bash", {"command": "touch ran"})})
+    model.add({"no_finish": True, **tool_call("bash", {"command": "touch ran"})})
+    model.add(reply("next turn works"))
+    session = make_session(workspace, model, max_retries=1)
+    result = await session.run_turn("do it")
+    assert result.status == "error"
+    assert "without a finish reason" in result.answer and "after 2 attempts" in result.answer
+    assert not any(m.get("tool_calls") for m in session.messages)
+    assert not (workspace / "ran").exists()
+    result = await session.run_turn("again")
+    await session.client.aclose()
+    assert result.status == "done" and result.answer == "next turn works"
 
 
 async def test_cancel_during_backoff_is_prompt(model):
