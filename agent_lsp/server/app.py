@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cattrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
@@ -24,10 +28,34 @@ from .config import ServerConfig
 log = logging.getLogger("agent_lsp.server")
 
 
-class AgentProtocol(LanguageServerProtocol):
-    """pygls' protocol, plus: `$/cancelRequest` for a running task's request really cancels it.
+@dataclass(frozen=True)
+class _Unreadable:
+    """A message whose params do not fit the LSP type of its method."""
 
-    (pygls cancels only the request's outer future; the command's coroutine would go on.)
+    id: Any
+    method: str
+    problems: str
+
+
+def _problems(exc: BaseException) -> str:
+    """cattrs' validation errors as short JSON paths: `required field missing @ params.range`."""
+    cause = exc.__cause__ or exc
+    try:
+        lines = cattrs.transform_error(cause) if isinstance(cause, cattrs.BaseValidationError) else []
+    except Exception:  # never let the explanation fail the answer
+        lines = []
+    text = "; ".join(lines[:3]).replace("@ $.", "@ ") or type(cause).__name__
+    return re.sub(r"(?<=[a-z])_([a-z])", lambda m: m.group(1).upper(), text)  # JSON spells fields in camelCase
+
+
+class AgentProtocol(LanguageServerProtocol):
+    """pygls' protocol, plus two repairs:
+
+    - `$/cancelRequest` for a running task's request really cancels it (pygls cancels
+      only the request's outer future; the command's coroutine would go on);
+    - a request whose params do not fit its LSP type gets an InvalidParams error
+      (pygls drops it without an answer, so the editor would wait forever); such a
+      notification is ignored with a warning in the log.
     """
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
@@ -35,6 +63,26 @@ class AgentProtocol(LanguageServerProtocol):
         server = self._server
         if isinstance(server, AgentServer):
             server.cancel_request(msg_id)
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcInvalidParams as e:
+            if isinstance(data, dict) and isinstance(data.get("method"), str):
+                return _Unreadable(data.get("id"), data["method"], _problems(e))
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, _Unreadable):
+            super().handle_message(message)
+            return
+        text = f"invalid params for {message.method}: {message.problems}"
+        if message.id is None:
+            log.warning("ignored a notification with %s", text)
+            if isinstance(self._server, AgentServer):
+                self._server.log_line(f"agent-lsp: ignored a notification with {text}", types.MessageType.Warning)
+            return
+        self._send_response(message.id, error=JsonRpcInvalidParams(message=text).to_response_error())
 
 
 class AgentServer(LanguageServer):

@@ -5,8 +5,15 @@ Edits travel as versioned `workspace/applyEdit`s, and the answer is checked agai
 what the editor really did, because editors differ: eglot answers a "no" with an
 error, Neovim 0.12 says `applied: true` after a decline, Neovim 0.7 applies without
 asking. So an edit counts as accepted only when the open document's text really
-became the new text (didChange), and an accepted edit is written to disk before the
-next tool runs so the agent's own commands (tests) see it.
+became the new text (didChange), and an accepted edit is on disk before the next tool
+runs so the agent's own commands (tests) see it.
+
+Who puts it on disk matters. A file written behind an open buffer leaves the editor
+out of step: Neovim keeps the buffer modified with a stale timestamp (`:w` warns),
+Emacs asks "changed since visited" on save. So a client that answers
+`agentLsp/saveDocument` is asked to save its own buffer (its timestamp, modified flag
+and version stay in step, and eglot flushes its pending didChange with the save);
+only when it cannot does the server write the file itself.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ log = logging.getLogger("agent_lsp.server")
 
 STREAM_NOTIFICATION = "agentLsp/event"
 ASK_REQUEST = "agentLsp/askUser"
+SAVE_REQUEST = "agentLsp/saveDocument"
+SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
 ALLOW, DENY = "Allow", "Deny"
 
 
@@ -40,6 +49,7 @@ class LspHost(Host):
         self.progress_token = progress_token
         self.stream = bool(ls.experimental("stream"))
         self.can_ask = bool(ls.experimental("askUser"))
+        self.can_save = bool(ls.experimental("saveDocument"))
 
     # ------------------------------------------------------------ reading
 
@@ -51,6 +61,10 @@ class LspHost(Host):
 
     async def apply_edit(self, change: FileChange) -> EditOutcome:
         uri = from_fs_path(str(change.path)) or ""
+        if change.read is not None and change.before is not None and change.read != change.before:
+            # write_file's content was written from what the agent read; proposing it now
+            # would quietly undo what the person (or a command) changed since.
+            return EditOutcome(EditStatus.STALE, "the file changed since you last read it")
         doc = self.ls.open_document(uri)
         if doc is not None:
             if change.before is None or doc.source != change.before:
@@ -85,18 +99,53 @@ class LspHost(Host):
             if doc is not None and doc_now is not None and doc_now.version != version:
                 return EditOutcome(EditStatus.STALE, reason or "the document changed while the edit was proposed")
             return EditOutcome(EditStatus.REJECTED, reason)
-        if doc is not None or self.ls.open_document(uri) is not None:
+        confirmed = doc is not None or self.ls.open_document(uri) is not None
+        if confirmed:
             if not await self._document_became(uri, change.after, opts.edit_confirm_timeout):
                 current = self.ls.open_document(uri)
                 if current is not None and current.source == change.before:
                     # Neovim 0.12 answers applied: true after a decline: the buffer is the truth.
                     return EditOutcome(EditStatus.REJECTED, "the editor reported success but the document did not change")
                 return EditOutcome(EditStatus.STALE, "the document does not hold the edited text")
+        if self.can_save:
+            outcome = await self._editor_save(uri, change, confirmed)
+            if outcome is not None:
+                return outcome
         try:
             await asyncio.to_thread(_sync_disk, change.path, change.after)
         except OSError as e:
             return EditOutcome(EditStatus.FAILED, f"accepted in the editor but not written to disk: {e}")
         return EditOutcome(EditStatus.ACCEPTED)
+
+    async def _editor_save(self, uri: str, change: FileChange, confirmed: bool) -> EditOutcome | None:
+        """Ask the editor to save its buffer of `uri`; None when the server must write the disk itself.
+
+        After a save the disk holds the editor's buffer, the buffer's truth: the edited
+        text (accepted), or still the old text (Neovim 0.12 said `applied: true` after a
+        decline on a file that was not open: rejected).
+        """
+        try:
+            result = await asyncio.wait_for(
+                self.ls.protocol.send_request_async(SAVE_REQUEST, {"uri": uri}), SAVE_TIMEOUT
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # no answer, an error, a timeout: the server writes
+            log.info("saveDocument failed for %s: %r", uri, e)
+            return None
+        saved = getattr(result, "saved", None)
+        if saved is None and isinstance(result, dict):
+            saved = result.get("saved")
+        if saved is not True:
+            return None
+        disk = await asyncio.to_thread(_read_or_none, change.path)
+        doc = self.ls.open_document(uri)
+        if _same_text(disk, change.after) or (doc is not None and _same_text(disk, doc.source)):
+            return EditOutcome(EditStatus.ACCEPTED)
+        if not confirmed and change.before is not None and _same_text(disk, change.before):
+            return EditOutcome(EditStatus.REJECTED, "the editor reported success but its buffer does not hold the edit")
+        log.warning("the editor saved %s but the disk does not hold the edited text; writing it", change.path)
+        return None
 
     def _client_creates_files(self) -> bool:
         ops = getattr(
@@ -194,6 +243,26 @@ def _sync_disk(path: Path, text: str) -> None:
     except (OSError, UnicodeDecodeError):
         pass
     write_text_atomic(path, text)
+
+
+def _read_or_none(path: Path) -> str | None:
+    try:
+        return read_disk_text(path)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _same_text(disk: str | None, text: str) -> bool:
+    """The disk holds `text`, up to what an editor's save normalises (CRLF, the final newline)."""
+    if disk is None:
+        return False
+    if disk == text:
+        return True
+
+    def norm(s: str) -> str:
+        return s.replace("\r\n", "\n").rstrip("\n")
+
+    return norm(disk) == norm(text)
 
 
 def _error_text(e: JsonRpcException) -> str:

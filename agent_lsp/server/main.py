@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 
@@ -25,4 +26,9 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> int:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io()
-    return 0
+    # The session is over (exit, or the editor closed the pipe) and every thread the loop
+    # used has been joined. Tearing down the interpreter (lsprotocol's thousand classes)
+    # would add a few hundred ms that editors wait for on quit: flush and leave now.
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(0 if server.protocol._shutdown else 1)  # LSP: exit without shutdown is an error

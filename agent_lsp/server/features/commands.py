@@ -19,7 +19,7 @@ from ...agent.context import read_disk_text
 from ...agent.paths import PathError
 from .. import commands as c
 from ..app import AgentServer, server
-from ..tasks import TaskRunner
+from ..tasks import TaskError, TaskRunner
 
 server.tasks = TaskRunner(server)
 
@@ -92,8 +92,8 @@ def cancel(ls: AgentServer, *args: Any) -> dict[str, Any]:
 
 @server.command(c.NEW_SESSION)
 def new_session(ls: AgentServer, *args: Any) -> dict[str, Any]:
-    if ls.tasks.busy:
-        raise c.bad("cannot start a new session while a task runs; cancel it first")
+    if ls.tasks.busy:  # the same refusal as a second task (docs/protocol.md): -32803, not a bad argument
+        raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
     ls.tasks.new_session()
     ls.log_line("agent-lsp: new session (the conversation was forgotten)")
     return {"ok": True}

@@ -1,0 +1,108 @@
+;;; agent-lsp with eglot (Emacs 28+ with eglot 1.9+; Emacs 29+ has eglot built in)  -*- lexical-binding: t -*-
+;;
+;; Put this in your init file (or `load' it). The server reads its endpoint from the
+;; environment Emacs starts in: AGENT_BASE_URL (an OpenAI-compatible .../v1),
+;; AGENT_MODEL, AGENT_API_KEY. `agent-lsp' must be on `exec-path' (or give its full path).
+;;
+;; eglot runs one server per buffer: list here the modes that have no other server
+;; (or that you want the agent for more than their usual server).
+
+(require 'eglot)
+(require 'cl-lib)
+
+(defvar agent-lsp-modes '(python-mode js-mode sh-mode c-mode go-mode rust-mode)
+  "Major modes whose buffers get agent-lsp through eglot.")
+
+;; A class of its own, so the methods below only touch agent-lsp's connection.
+(defclass agent-lsp-server (eglot-lsp-server) ()
+  :documentation "agent-lsp: the coding agent behind LSP.")
+
+;; detachCommands: eglot waits for `workspace/executeCommand' synchronously (10 s
+;; timeout, Emacs blocked meanwhile); with it the server answers at once and the
+;; agent's answer arrives as a message.
+(add-to-list 'eglot-server-programs
+             `(,agent-lsp-modes . (agent-lsp-server "agent-lsp" "serve"
+                                                    :initializationOptions (:detachCommands t))))
+(defun agent-lsp--maybe-start ()
+  (when (memq major-mode agent-lsp-modes) (eglot-ensure)))
+(dolist (mode agent-lsp-modes) ; (a derived mode runs its parent's hook too: hence the check)
+  (add-hook (intern (format "%s-hook" mode)) #'agent-lsp--maybe-start))
+
+;; Tell the server this client saves buffers on request (see agentLsp/saveDocument).
+(cl-defmethod eglot-client-capabilities :around ((_server agent-lsp-server))
+  (let ((caps (cl-call-next-method)))
+    (plist-put caps :experimental '(:agentLsp (:saveDocument t)))))
+
+;; After an accepted edit the server asks the editor to save the buffer, so the file on
+;; disk, the buffer's modified flag and its modtime stay in step: no "changed on disk"
+;; or "changed since visited; save anyway?" questions later.
+(cl-defmethod eglot-handle-request
+  ((_server agent-lsp-server) (_method (eql agentLsp/saveDocument)) &key uri &allow-other-keys)
+  (let* ((path (if (fboundp 'eglot-uri-to-path) (eglot-uri-to-path uri) (eglot--uri-to-path uri)))
+         (buf (find-buffer-visiting path)))
+    (if (not buf)
+        (list :saved :json-false)
+      (with-current-buffer buf
+        (let ((before-save-hook nil)) ; no format-on-save over the agent's edit
+          (save-buffer))
+        (list :saved (if (buffer-modified-p) :json-false t))))))
+
+(defun agent-lsp--uri (file)
+  (if (fboundp 'eglot-path-to-uri) (eglot-path-to-uri file) (eglot--path-to-uri file)))
+
+(defun agent-lsp--server ()
+  (let ((server (eglot-current-server)))
+    (unless (cl-typep server 'agent-lsp-server)
+      (user-error "agent-lsp is not managing this buffer"))
+    server))
+
+(defun agent-lsp--execute (command &rest arguments)
+  (eglot-execute-command (agent-lsp--server) command (vconcat arguments)))
+
+(defun agent-lsp-task (task)
+  "The palette: ask the agent to do TASK, about the current file."
+  (interactive "sAgent task: ")
+  (agent-lsp--execute 'agentLsp.runTask
+                      (list :task task :uri (agent-lsp--uri buffer-file-name)))
+  (message "agent-lsp: working on it; the answer will show here"))
+
+(defun agent-lsp--lsp-diagnostic (diag)
+  "The flymake diagnostic DIAG as an LSP Diagnostic (eglot's own keep their original)."
+  (or (let ((data (flymake-diagnostic-data diag)))
+        (and (listp data) (cdr (assoc 'eglot-lsp-diag data))))
+      (list :range (list :start (eglot--pos-to-lsp-position (flymake-diagnostic-beg diag))
+                         :end (eglot--pos-to-lsp-position (flymake-diagnostic-end diag)))
+            :severity (pcase (flymake-diagnostic-type diag)
+                        ((or :error 'eglot-error) 1) ((or :warning 'eglot-warning) 2) (_ 3))
+            :source (format "%s" (flymake-diagnostic-backend diag))
+            :message (flymake-diagnostic-text diag))))
+
+(defun agent-lsp-fix ()
+  "Fix with agent: a diagnostic on this line, from any Flymake backend (linters too).
+eglot's own code actions only carry this server's diagnostics; this passes all of them."
+  (interactive)
+  (let* ((diags (flymake-diagnostics (line-beginning-position) (line-end-position)))
+         (items (mapcar (lambda (d) (cons (flymake-diagnostic-text d) d)) diags))
+         (diag (cond ((null items) (user-error "No diagnostic on this line"))
+                     ((null (cdr items)) (cdar items))
+                     (t (cdr (assoc (completing-read "Fix with agent: " items nil t) items))))))
+    (agent-lsp--execute 'agentLsp.fixDiagnostic
+                        (list :uri (agent-lsp--uri buffer-file-name)
+                              :diagnostic (agent-lsp--lsp-diagnostic diag)))
+    (message "agent-lsp: working on it; the answer will show here")))
+
+(defun agent-lsp-cancel ()
+  "Cancel the agent's running task."
+  (interactive)
+  (agent-lsp--execute 'agentLsp.cancel))
+
+(defun agent-lsp-new-session ()
+  "Forget the conversation."
+  (interactive)
+  (agent-lsp--execute 'agentLsp.newSession))
+
+(with-eval-after-load 'eglot
+  (define-key eglot-mode-map (kbd "C-c a a") #'eglot-code-actions)
+  (define-key eglot-mode-map (kbd "C-c a f") #'agent-lsp-fix)
+  (define-key eglot-mode-map (kbd "C-c a t") #'agent-lsp-task)
+  (define-key eglot-mode-map (kbd "C-c a c") #'agent-lsp-cancel))

@@ -1,0 +1,153 @@
+-- agent-lsp for Neovim 0.7 - 0.9 (vim.lsp.start_client). For 0.10+ use nvim.lua.
+-- Load it from init.lua (`dofile('/path/to/nvim-0.7.lua')`) or paste it there.
+-- The server reads its endpoint from the environment Neovim starts in:
+--   AGENT_BASE_URL (an OpenAI-compatible .../v1), AGENT_MODEL, AGENT_API_KEY.
+-- `agent-lsp` must be on PATH (or put its full path in `cmd`).
+
+local agent = {
+  cmd = { 'agent-lsp', 'serve' },
+  filetypes = nil, -- nil: every file; or a list, e.g. { 'python', 'lua' }
+  clients = {}, -- root folder -> client id
+}
+
+local function root_of(file)
+  local dir = vim.fn.fnamemodify(file, ':p:h')
+  local git = vim.fn.finddir('.git', dir .. ';')
+  if git ~= '' then
+    return vim.fn.fnamemodify(git, ':p:h:h')
+  end
+  return dir
+end
+
+local handlers = {
+  -- Neovim < 0.10 applies annotated edits without asking: ask first, so a "no" leaves
+  -- buffer and file untouched (the server is told the edit was rejected).
+  ['workspace/applyEdit'] = function(err, params, ctx, config)
+    local ask = false
+    for _, a in pairs((params.edit or {}).changeAnnotations or {}) do
+      ask = ask or a.needsConfirmation == true
+    end
+    if ask then
+      local what = params.label or 'agent edit'
+      if vim.fn.confirm('Apply ' .. what .. '?', '&Yes\n&No', 1, 'Question') ~= 1 then
+        return { applied = false, failureReason = 'declined in the editor' }
+      end
+    end
+    return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+  end,
+  -- The server asks this after an accepted edit: save the buffer, so buffer, file
+  -- timestamp and the server's view stay in step (no "file changed" warning on :w).
+  ['agentLsp/saveDocument'] = function(_, params)
+    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(bufnr) and vim.uri_from_bufnr(bufnr) == params.uri then
+        local ei = vim.o.eventignore
+        vim.o.eventignore = 'BufWritePre,FileWritePre' -- no format-on-save over the agent's edit
+        local ok = pcall(vim.api.nvim_buf_call, bufnr, function()
+          vim.cmd('silent update')
+        end)
+        vim.o.eventignore = ei
+        return { saved = ok and not vim.api.nvim_buf_get_option(bufnr, 'modified') }
+      end
+    end
+    return { saved = false }
+  end,
+}
+
+local capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
+  experimental = { agentLsp = { saveDocument = true } },
+})
+
+function agent.attach(bufnr)
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  if file == '' or vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then
+    return
+  end
+  local root = root_of(file)
+  local id = agent.clients[root]
+  if not id or not vim.lsp.get_client_by_id(id) then
+    id = vim.lsp.start_client({
+      name = 'agent-lsp',
+      cmd = agent.cmd,
+      root_dir = root,
+      workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+      capabilities = capabilities,
+      handlers = handlers,
+      init_options = {},
+    })
+    agent.clients[root] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+function agent.client(bufnr)
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr or 0)) do
+    if c.name == 'agent-lsp' then
+      return c
+    end
+  end
+  vim.notify('agent-lsp is not attached to this buffer', vim.log.levels.WARN)
+end
+
+-- Run a command of the server (workspace/executeCommand, to agent-lsp only).
+-- The answer arrives as a message (window/showMessage); errors show here.
+function agent.exec(command, arguments)
+  local c = agent.client(0)
+  if not c then
+    return
+  end
+  c.request('workspace/executeCommand', { command = command, arguments = arguments }, function(err)
+    if err then
+      vim.notify('agent-lsp: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+    end
+  end, vim.api.nvim_get_current_buf())
+end
+
+-- Every diagnostic on the cursor's line, from any source (linters too), as LSP diagnostics.
+function agent.line_diagnostics()
+  local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(0, { lnum = lnum })) do
+    out[#out + 1] = {
+      range = { -- columns are bytes: exact for ASCII lines, close enough otherwise
+        start = { line = d.lnum, character = d.col },
+        ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
+      },
+      severity = d.severity,
+      message = d.message,
+      source = d.source,
+      code = d.code,
+    }
+  end
+  return out
+end
+
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = agent.filetypes or '*',
+  callback = function(args)
+    agent.attach(args.buf)
+  end,
+})
+
+-- :AgentTask {what to do}  the palette: a task about the current file.
+vim.api.nvim_create_user_command('AgentTask', function(o)
+  agent.exec('agentLsp.runTask', { { task = o.args, uri = vim.uri_from_bufnr(0) } })
+end, { nargs = '+' })
+-- :AgentFix  "Fix with agent" for every diagnostic on the line, whatever its source.
+vim.api.nvim_create_user_command('AgentFix', function()
+  vim.lsp.buf.code_action({ diagnostics = agent.line_diagnostics() })
+end, {})
+vim.api.nvim_create_user_command('AgentCancel', function()
+  agent.exec('agentLsp.cancel', {})
+end, {})
+vim.api.nvim_create_user_command('AgentNewSession', function()
+  agent.exec('agentLsp.newSession', {})
+end, {})
+
+vim.keymap.set('n', '<leader>aa', vim.lsp.buf.code_action, { desc = 'code actions (Fix with agent)' })
+vim.keymap.set('n', '<leader>af', '<cmd>AgentFix<cr>', { desc = 'Fix with agent (any diagnostic)' })
+vim.keymap.set('n', '<leader>at', ':AgentTask ', { desc = 'agent task' })
+vim.keymap.set('n', '<leader>ac', '<cmd>AgentCancel<cr>', { desc = 'cancel the agent' })
+
+return agent

@@ -1,0 +1,135 @@
+-- agent-lsp for Neovim 0.10+ (vim.lsp.start). For 0.7 - 0.9 use nvim-0.7.lua.
+-- Load it from init.lua (`dofile('/path/to/nvim.lua')`) or paste it there.
+-- The server reads its endpoint from the environment Neovim starts in:
+--   AGENT_BASE_URL (an OpenAI-compatible .../v1), AGENT_MODEL, AGENT_API_KEY.
+-- `agent-lsp` must be on PATH (or put its full path in `cmd`).
+--
+-- Code actions: `gra` (0.11+) or <leader>aa. Neovim 0.10+ sends only this server's own
+-- diagnostics with a code-action request, so a linter's warning shows just
+-- "Ask agent about line N" there; <leader>af (:AgentFix) passes every diagnostic on
+-- the line and offers "Fix with agent" for each.
+
+local agent = {
+  cmd = { 'agent-lsp', 'serve' },
+  filetypes = nil, -- nil: every file; or a list, e.g. { 'python', 'lua' }
+}
+
+local handlers = {
+  -- The server asks this after an accepted edit: save the buffer, so buffer, file
+  -- timestamp and the server's view stay in step (no "file changed" warning on :w).
+  ['agentLsp/saveDocument'] = function(_, params)
+    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(bufnr) and vim.uri_from_bufnr(bufnr) == params.uri then
+        local ei = vim.o.eventignore
+        vim.o.eventignore = 'BufWritePre,FileWritePre' -- no format-on-save over the agent's edit
+        local ok = pcall(vim.api.nvim_buf_call, bufnr, function()
+          vim.cmd('silent update')
+        end)
+        vim.o.eventignore = ei
+        return { saved = ok and not vim.bo[bufnr].modified }
+      end
+    end
+    return { saved = false }
+  end,
+}
+
+function agent.attach(bufnr)
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  if file == '' or vim.bo[bufnr].buftype ~= '' then
+    return
+  end
+  vim.lsp.start({
+    name = 'agent-lsp',
+    cmd = agent.cmd,
+    root_dir = vim.fs.root(bufnr, { '.git' }) or vim.fs.dirname(file),
+    capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
+      experimental = { agentLsp = { saveDocument = true } },
+    }),
+    handlers = handlers,
+    init_options = {},
+  }, { bufnr = bufnr })
+end
+
+function agent.client(bufnr)
+  local c = vim.lsp.get_clients({ bufnr = bufnr or 0, name = 'agent-lsp' })[1]
+  if not c then
+    vim.notify('agent-lsp is not attached to this buffer', vim.log.levels.WARN)
+  end
+  return c
+end
+
+-- Run a command of the server through Neovim's own executeCommand path, to agent-lsp
+-- only. The answer arrives as a message (window/showMessage); errors show here.
+function agent.exec(command, arguments)
+  local c = agent.client(0)
+  if not c then
+    return
+  end
+  local cmd = { title = command, command = command, arguments = arguments }
+  local function done(err)
+    if err then
+      vim.notify('agent-lsp: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+    end
+  end
+  if c.exec_cmd then -- 0.11+
+    c:exec_cmd(cmd, { bufnr = vim.api.nvim_get_current_buf() }, done)
+  else
+    c.request('workspace/executeCommand', { command = command, arguments = arguments }, done, 0)
+  end
+end
+
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = agent.filetypes or '*',
+  callback = function(args)
+    agent.attach(args.buf)
+  end,
+})
+
+-- :AgentTask {what to do}  the palette: a task about the current file.
+vim.api.nvim_create_user_command('AgentTask', function(o)
+  agent.exec('agentLsp.runTask', { { task = o.args, uri = vim.uri_from_bufnr(0) } })
+end, { nargs = '+' })
+-- Every diagnostic on the cursor's line, from any source (linters too), as LSP diagnostics.
+function agent.line_diagnostics()
+  local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local diags = vim.diagnostic.get(0, { lnum = lnum })
+  if vim.lsp.diagnostic.from then -- 0.11+
+    return vim.lsp.diagnostic.from(diags)
+  end
+  return vim.tbl_map(function(d)
+    return (d.user_data and d.user_data.lsp) or {
+      range = {
+        start = { line = d.lnum, character = d.col },
+        ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
+      },
+      severity = d.severity,
+      message = d.message,
+      source = d.source,
+      code = d.code,
+    }
+  end, diags)
+end
+
+-- :AgentFix  "Fix with agent" for every diagnostic on the line, whatever its source.
+vim.api.nvim_create_user_command('AgentFix', function()
+  vim.lsp.buf.code_action({
+    context = { diagnostics = agent.line_diagnostics() },
+    filter = function(a)
+      return type(a.command) == 'table' and a.command.command == 'agentLsp.fixDiagnostic'
+    end,
+    apply = true, -- one diagnostic: no menu
+  })
+end, {})
+vim.api.nvim_create_user_command('AgentCancel', function()
+  agent.exec('agentLsp.cancel', {})
+end, {})
+vim.api.nvim_create_user_command('AgentNewSession', function()
+  agent.exec('agentLsp.newSession', {})
+end, {})
+
+vim.keymap.set('n', '<leader>aa', vim.lsp.buf.code_action, { desc = 'code actions (Ask agent)' })
+vim.keymap.set('n', '<leader>af', '<cmd>AgentFix<cr>', { desc = 'Fix with agent (any diagnostic)' })
+vim.keymap.set('n', '<leader>at', ':AgentTask ', { desc = 'agent task' })
+vim.keymap.set('n', '<leader>ac', '<cmd>AgentCancel<cr>', { desc = 'cancel the agent' })
+
+return agent
