@@ -1,0 +1,444 @@
+"""The VS Code extension (vscode-client/): its unit tests, and end to end in real VS Code
+(code-server 4.100.3 + Chromium), driven by tests/vscode/drive.mjs through playwright-core.
+
+- test_extension_unit_tests: `npm test` in vscode-client/ (tsc + node --test).
+- test_fix_with_agent_in_vscode[diff]: a person's path. Set the API key; open a JSON file
+  whose squiggle comes from VS Code's own JSON validator (not from agent-lsp); Ctrl+. →
+  "Fix with agent"; answer the agent's question in the input box; Accept the edit in the
+  diff review; Allow the check command; read the answer in the Agent panel; then ask a
+  second task in the panel and Cancel it there. The file on disk must hold the fix, the
+  check command must have seen the fixed file (its output reached the model), the key
+  must have reached the model but never settings.json, and no tab may be left dirty.
+- [refactorPreview]: the same through the plain LSP path (VS Code's Refactor Preview),
+  started from the palette (Agent: Fix This, Agent: Run Task…, Agent: Cancel).
+- test_reject_in_vscode: Reject in the panel; the file stays as it was, the agent is told.
+- test_server_missing_in_vscode: no agent-lsp anywhere; one notification with the fix.
+
+The model is the project's scripted model server; the agent-lsp server is this
+checkout's (`python -m agent_lsp serve`). Needs .ci/install-editors.sh (code-server,
+chromium, playwright-core); without them the tests are skipped with the reason, unless
+$CI is set, where they fail. The extension is built (npm ci + npm run package in
+vscode-client/) when dist/agent-lsp.vsix is missing or older than its sources.
+Screenshots of every step: tests/artifacts/vscode/<scenario>/.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENT = ROOT / "vscode-client"
+VSIX = CLIENT / "dist" / "agent-lsp.vsix"
+ARTIFACTS = ROOT / "tests" / "artifacts" / "vscode"
+TOOLS = Path(os.environ.get("AGENT_LSP_TOOLS", Path.home() / ".cache" / "agent-lsp-tools"))
+
+API_KEY = "sk-vscode-e2e-5c1f0a9d7e3b"
+BROKEN = '{\n  "name": "demo",\n  "retries": 3\n  "timeout": 30\n}\n'
+FIXED = '{\n  "name": "demo",\n  "retries": 3,\n  "timeout": 30\n}\n'
+CHECK = "python3 -m json.tool config.json > /dev/null && echo config.json is valid JSON"
+ANSWER = (
+    "Fixed **config.json**: the comma after `\"retries\": 3` was missing, so the JSON "
+    "parser stopped at `\"timeout\"`. `python3 -m json.tool` now accepts the file."
+)
+QUESTION = "Should I also sort the keys alphabetically?"
+REPLY = "no, only fix the comma"
+SLOW = "sleep 45 && echo slow check done"
+
+
+def _plan(*states: str) -> dict:
+    steps = ["Add the missing comma in config.json", "Check that config.json parses"]
+    return {"name": "todo_write", "arguments": {"todos": [{"content": c, "status": st} for c, st in zip(steps, states)]}}
+
+
+SCRIPT = [
+    # task 1: the quick fix
+    {
+        "content": "A comma is missing after `\"retries\": 3`. I'll add it, then check that the file parses.",
+        "tool_calls": [_plan("in_progress", "pending")],
+    },
+    {"tool_calls": [{"name": "ask_user", "arguments": {"question": QUESTION}}]},
+    {"tool_calls": [{"name": "edit_file", "arguments": {"path": "config.json", "old": '"retries": 3\n', "new": '"retries": 3,\n'}}]},
+    {"tool_calls": [_plan("completed", "in_progress"), {"name": "bash", "arguments": {"command": CHECK}}]},
+    {"tool_calls": [_plan("completed", "completed")]},
+    {"content": ANSWER},
+    # task 2, asked in the panel and cancelled from it while its command runs
+    {"tool_calls": [{"name": "bash", "arguments": {"command": SLOW}}]},
+]
+
+
+def _tool_env() -> dict[str, str]:
+    env: dict[str, str] = {}
+    env_sh = TOOLS / "env.sh"
+    if env_sh.exists():
+        for line in env_sh.read_text().splitlines():
+            if line.startswith("export ") and "=" in line:
+                name, _, value = line[len("export "):].partition("=")
+                env[name] = value
+    for name in ("CODE_SERVER", "PLAYWRIGHT_CORE_DIR", "CHROMIUM"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    return env
+
+
+def _missing_tools(env: dict[str, str]) -> list[str]:
+    missing = []
+    if not shutil.which("node"):
+        missing.append("node")
+    if not shutil.which("npm"):
+        missing.append("npm")
+    cs = env.get("CODE_SERVER")
+    if not cs or not Path(cs).exists():
+        missing.append("code-server")
+    pw = env.get("PLAYWRIGHT_CORE_DIR")
+    if not pw or not (Path(pw) / "playwright-core").is_dir():
+        missing.append("playwright-core")
+    if not Path(env.get("CHROMIUM", "/usr/bin/chromium")).exists():
+        missing.append("chromium")
+    return missing
+
+
+def _newest_source_mtime() -> float:
+    paths = [CLIENT / "package.json", CLIENT / "package-lock.json", CLIENT / "esbuild.mjs", CLIENT / "README.md"]
+    for folder in ("src", "media"):
+        paths += [p for p in (CLIENT / folder).rglob("*") if p.is_file()]
+    return max(p.stat().st_mtime for p in paths if p.exists())
+
+
+def _publish(src: Path, dest: Path) -> None:
+    """Copy one run's artifacts to tests/artifacts/vscode/<scenario>/ (best effort: parallel runs
+    of the same scenario replace each other's copy, never the files a running test reads)."""
+    try:
+        staging = dest.with_name(f".{dest.name}.{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(src, staging)
+        shutil.rmtree(dest, ignore_errors=True)
+        staging.rename(dest)
+    except OSError as e:
+        print(f"could not publish the artifacts to {dest}: {e}")
+
+
+@pytest.fixture
+def artifacts_dir(tmp_path: Path):
+    """artifacts_dir(scenario): a private folder for this run's screenshots and logs, copied to
+    tests/artifacts/vscode/<scenario>/ when the test ends (passed or failed)."""
+    made: list[tuple[Path, str]] = []
+
+    def make(scenario: str) -> Path:
+        d = tmp_path / "artifacts"
+        d.mkdir()
+        made.append((d, scenario))
+        return d
+
+    yield make
+    for d, scenario in made:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        _publish(d, ARTIFACTS / scenario)
+
+
+NPM_ENV = {"npm_config_fund": "false", "npm_config_audit": "false", "npm_config_update_notifier": "false"}
+
+
+class _BuildLock:
+    """Keeps parallel test runs from installing, building or copying the extension at once."""
+
+    def __enter__(self):
+        lock = CLIENT / "dist" / ".build.lock"
+        lock.parent.mkdir(exist_ok=True)
+        self.fh = lock.open("w")
+        fcntl.flock(self.fh, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+
+def _npm(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run npm in vscode-client/ (npm ci first when node_modules is missing); caller holds the lock."""
+    env = {**os.environ, **NPM_ENV}
+    if not (CLIENT / "node_modules" / ".package-lock.json").exists():
+        subprocess.run(["npm", "ci"], cwd=CLIENT, env=env, check=True, timeout=600)
+    return subprocess.run(["npm", *args], cwd=CLIENT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _build_vsix(into: Path) -> Path:
+    """A copy of the .vsix in `into`, built first when missing or older than its sources."""
+    with _BuildLock():
+        if not VSIX.exists() or VSIX.stat().st_mtime < _newest_source_mtime():
+            proc = _npm("run", "package")
+            assert proc.returncode == 0, f"npm run package failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+            assert VSIX.exists(), f"npm run package did not produce {VSIX}"
+        return Path(shutil.copy2(VSIX, into / VSIX.name))
+
+
+def _require_tools(env: dict[str, str], needed: list[str] | None = None) -> None:
+    missing = _missing_tools(env)
+    if needed is not None:
+        missing = [m for m in missing if m in needed]
+    if missing:
+        reason = f"the VS Code tests need {', '.join(missing)} (run .ci/install-editors.sh)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        print(f"SKIPPED: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.mark.timeout(600)
+def test_extension_unit_tests() -> None:
+    """The extension's own logic: `npm test` (tsc + node --test on the pure modules)."""
+    _require_tools(_tool_env(), needed=["node", "npm"])
+    with _BuildLock():
+        proc = _npm("test", timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    summary = [line for line in out.splitlines() if line.startswith(("# pass", "# fail"))]
+    print("\n".join(summary))
+    assert "# fail 0" in summary, out[-6000:]
+
+
+class _ScriptedModel:
+    def __init__(self, script_file: Path, log_file: Path, require_key: bool = True) -> None:
+        key = ["--require-key", API_KEY] if require_key else []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.scripted_model", "--port", "0", "--script", str(script_file),
+             "--log", str(log_file), *key],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        line = self.proc.stdout.readline()
+        if not line.startswith("READY "):
+            self.stop()
+            raise RuntimeError(f"scripted model did not start: {line!r} {self.proc.stderr.read()}")
+        self.base_url = line.split()[1]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("review", ["diff", "refactorPreview"])
+def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) -> None:
+    """review "diff": the extension's one-click review, reached from the lightbulb, the second task
+    asked and cancelled in the Agent panel. "refactorPreview": the plain LSP path (VS Code's
+    Refactor Preview), reached from the palette (Agent: Fix This, Agent: Run Task…, Agent: Cancel).
+    """
+    env = _tool_env()
+    _require_tools(env)
+
+    t0 = time.monotonic()
+    vsix = _build_vsix(tmp_path)
+    build_s = time.monotonic() - t0
+
+    artifacts = artifacts_dir(review)
+
+    ws = tmp_path / "project"
+    ws.mkdir()
+    target = ws / "config.json"
+    target.write_text(BROKEN)
+    (ws / "README.md").write_text("A project whose config.json does not parse.\n")
+
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(SCRIPT))
+    model_log = tmp_path / "model.jsonl"
+    model = _ScriptedModel(script_file, model_log)
+
+    settings = {
+        "files.autoSave": "off",  # desktop behaviour: the review must save by itself
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": False,
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "update.mode": "none",
+        "window.commandCenter": False,
+        "remote.autoForwardPorts": False,
+        "agentLsp.review.mode": review,
+        "agentLsp.trace.server": "verbose",  # the key travels in the configuration: it must not reach the log
+        "agentLsp.server.command": [sys.executable, "-m", "agent_lsp", "serve"],
+        "agentLsp.baseUrl": model.base_url,
+        "agentLsp.model": "scripted-model",
+    }
+    config = {
+        "workspace": str(ws),
+        "file": "config.json",
+        "vsix": str(vsix),
+        "settings": settings,
+        "apiKey": API_KEY,
+        "answerText": "python3 -m json.tool",
+        "question": QUESTION,
+        "reply": REPLY,
+        "secondTask": "Run the slow check",
+        "artifacts": str(artifacts),
+        "review": review,
+        "tmp": str(tmp_path / "vscode"),
+    }
+    config_file = tmp_path / "drive.json"
+    config_file.write_text(json.dumps(config))
+    try:
+        proc = subprocess.run(
+            ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
+            cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=420,
+        )
+    finally:
+        model.stop()
+    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
+    if model_log.exists():
+        shutil.copy2(model_log, artifacts / "model.jsonl")
+    print(proc.stdout)
+    print(f"build {build_s:.1f}s, total {time.monotonic() - t0:.1f}s")
+    assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+    # The fix is on disk.
+    assert target.read_text() == FIXED, target.read_text()
+
+    # The check command ran on the saved fix, and its output reached the model; the key did too.
+    records = [json.loads(line) for line in model_log.read_text().splitlines() if line.strip()]
+    violations = [r["violation"] for r in records if "violation" in r]
+    assert not violations, violations
+    requests = [r for r in records if "request" in r]
+    assert len(requests) == len(SCRIPT), [r["request"]["messages"][-1] for r in requests]
+    messages = requests[-1]["request"]["messages"]
+    tool_results = [m["content"] for m in messages if m.get("role") == "tool"]
+    assert any(REPLY in r for r in tool_results), tool_results  # ask_user → input box → the model
+    assert any("ok: edited config.json" in r for r in tool_results), tool_results
+    assert any("config.json is valid JSON" in r for r in tool_results), tool_results
+    # the second task went along with the active file and continued the conversation
+    last_user = [m["content"] for m in messages if m.get("role") == "user"][-1]
+    assert last_user.startswith("Run the slow check") and "config.json" in last_user, last_user
+    auth = {k.lower(): v for k, v in requests[0]["headers"].items()}.get("authorization")
+    assert auth == f"Bearer {API_KEY}", auth
+
+    # The key lives in the secret storage only, and the LSP trace shows it redacted.
+    user_settings = (tmp_path / "vscode" / "user-data" / "User" / "settings.json").read_text()
+    assert API_KEY not in user_settings
+    agent_logs = list((artifacts / "vscode-logs").rglob("Agent.log"))
+    assert agent_logs, "no Agent output channel log"
+    agent_log = "\n".join(p.read_text() for p in agent_logs)
+    assert '"apiKey": "[redacted]"' in agent_log or '"apiKey":"[redacted]"' in agent_log, agent_log[-2000:]
+    assert API_KEY not in agent_log
+
+    # What the person saw.
+    result = json.loads((artifacts / "result.json").read_text())
+    assert result["dirtyTabs"] == 0, result
+    assert result["conflictToasts"] == 0, result
+    assert any("Edit" in t and "config.json" in t for t in result["tools"]), result["tools"]
+    assert any("Run" in t and "json.tool" in t for t in result["tools"]), result["tools"]
+    assert "Plan 2/2" in result["todos"], result["todos"]
+    assert "cancelled" in result["cancelled"], result["cancelled"]
+    shots = ["squiggle", "ask-user", "review", "allow-command", "panel-answer", "running", "cancelled"]
+    shots += ["quick-fix"] if review == "diff" else ["review-ticked"]
+    for name in shots:
+        assert list(artifacts.glob(f"*-{name}.png")), f"no screenshot of {name}"
+
+
+@pytest.mark.timeout(600)
+def test_reject_in_vscode(tmp_path: Path, artifacts_dir) -> None:
+    """Reject in the Agent panel: the diff closes, the file is untouched, the agent is told."""
+    env = _tool_env()
+    _require_tools(env)
+    vsix = _build_vsix(tmp_path)
+    artifacts = artifacts_dir("reject")
+    ws = tmp_path / "project"
+    ws.mkdir()
+    target = ws / "config.json"
+    target.write_text(BROKEN)
+    script = [
+        {"tool_calls": [{"name": "edit_file", "arguments": {"path": "config.json", "old": '"retries": 3\n', "new": '"retries": 3,\n'}}]},
+        {"content": "Understood: I left config.json as it was."},
+    ]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    model_log = tmp_path / "model.jsonl"
+    model = _ScriptedModel(script_file, model_log, require_key=False)
+    config = {
+        "scenario": "reject",
+        "workspace": str(ws),
+        "file": "config.json",
+        "vsix": str(vsix),
+        "settings": {
+            "files.autoSave": "off", "workbench.startupEditor": "none", "remote.autoForwardPorts": False,
+            "security.workspace.trust.enabled": False,
+            "agentLsp.server.command": [sys.executable, "-m", "agent_lsp", "serve"],
+            "agentLsp.baseUrl": model.base_url, "agentLsp.model": "scripted-model",
+        },
+        "answerText": "left config.json as it was",
+        "artifacts": str(artifacts),
+        "tmp": str(tmp_path / "vscode"),
+    }
+    config_file = tmp_path / "drive.json"
+    config_file.write_text(json.dumps(config))
+    try:
+        proc = subprocess.run(
+            ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
+            cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
+        )
+    finally:
+        model.stop()
+    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
+    print(proc.stdout)
+    assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert target.read_text() == BROKEN
+    records = [json.loads(line) for line in model_log.read_text().splitlines() if line.strip()]
+    requests = [r for r in records if "request" in r]
+    assert len(requests) == 2, len(requests)
+    tool_results = [m["content"] for m in requests[-1]["request"]["messages"] if m.get("role") == "tool"]
+    assert any("reject" in r.lower() for r in tool_results), tool_results
+    result = json.loads((artifacts / "result.json").read_text())
+    assert "rejected" in result["review"], result
+    assert result["diffEditors"] == 0, result
+    assert not any("Agent wants to edit" in t for t in result["toasts"]), result  # no stale Accept / Reject
+    assert result["dirtyTabs"] == 0, result
+
+
+@pytest.mark.timeout(600)
+def test_server_missing_in_vscode(tmp_path: Path, artifacts_dir) -> None:
+    """No agent-lsp anywhere: one notification that says how to install it, a red status item."""
+    env = _tool_env()
+    _require_tools(env)
+    vsix = _build_vsix(tmp_path)
+    artifacts = artifacts_dir("no-server")
+    ws = tmp_path / "project"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("nothing here\n")
+    # PATH without any agent-lsp, no settings: the extension finds nothing to start.
+    path = os.pathsep.join(
+        d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "agent-lsp").exists()
+    )
+    config = {
+        "scenario": "no-server",
+        "workspace": str(ws),
+        "vsix": str(vsix),
+        "settings": {"workbench.startupEditor": "none", "remote.autoForwardPorts": False,
+                     "security.workspace.trust.enabled": False},
+        "artifacts": str(artifacts),
+        "tmp": str(tmp_path / "vscode"),
+    }
+    config_file = tmp_path / "drive.json"
+    config_file.write_text(json.dumps(config))
+    proc = subprocess.run(
+        ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
+        cwd=ROOT, env={**os.environ, **env, "PATH": path}, capture_output=True, text=True, timeout=300,
+    )
+    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
+    print(proc.stdout)
+    assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    result = json.loads((artifacts / "result.json").read_text())
+    errors = [t for t in result["toasts"] if "could not start" in t]
+    assert len(errors) == 1, result["toasts"]
+    assert "pip install agent-lsp" in errors[0] and "agentLsp.server.command" in errors[0], errors[0]
+    assert "Open Settings" in errors[0]
+    assert "not running" in result["status"]

@@ -1,0 +1,505 @@
+// The connection to `agent-lsp serve`: starting it, its settings, its tasks.
+//
+// The extension is a thin client of the server (docs/protocol.md): it advertises
+// experimental.agentLsp.{stream,askUser}, shows `agentLsp/event` in the panel,
+// answers `agentLsp/askUser` with an input box, reviews `workspace/applyEdit`
+// (review.ts), and runs `agentLsp.runTask` / `agentLsp.fixDiagnostic` itself so the
+// panel and the status bar know when a task starts and ends.
+
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  ApplyWorkspaceEditRequest,
+  ClientCapabilities,
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ResponseError,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  StaticFeature,
+} from 'vscode-languageclient/node';
+import type { AgentEvent } from './agentState';
+import { taskTitle } from './agentState';
+import type { AgentPanel } from './panel';
+import type { ReviewController } from './review';
+import { commandLine, Probe, resolveServerCommand, ServerCommand, ServerNotFound } from './serverCommand';
+import { droppedKeys, publicSettings, redact, SERVER_KEYS, serverSettings, ServerSettings } from './settings';
+import type { Store } from './store';
+
+export const RUN_TASK = 'agentLsp.runTask';
+export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
+const CANCEL = 'agentLsp.cancel';
+const NEW_SESSION = 'agentLsp.newSession';
+const EVENT = 'agentLsp/event';
+const ASK_USER = 'agentLsp/askUser';
+export const SECRET_KEY = 'agentLsp.apiKey';
+
+interface TaskResult {
+  status?: string;
+  answer?: string;
+  steps?: number;
+}
+
+/**
+ * Tells the server this client wants `agentLsp/event` and answers `agentLsp/askUser`.
+ * It also withdraws `window.workDoneProgress` (registered after the built-in features,
+ * so it runs last): the events already drive the status bar item and the panel, and
+ * the server's progress would add a second, rawer status bar entry for the same task.
+ */
+class AgentLspFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    experimental.agentLsp = { stream: true, askUser: true };
+    capabilities.experimental = experimental;
+    capabilities.window = { ...capabilities.window, workDoneProgress: false };
+  }
+  initialize(): void {}
+  getState() {
+    return { kind: 'static' as const };
+  }
+  clear(): void {}
+}
+
+const probe: Probe = {
+  isExecutable(path: string): boolean {
+    try {
+      if (!fs.statSync(path).isFile()) return false;
+      if (process.platform !== 'win32') fs.accessSync(path, fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  hasAgentLsp(python: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      execFile(python, ['-c', 'import agent_lsp'], { timeout: 15_000 }, (err) => resolve(!err));
+    });
+  },
+};
+
+async function pythonExtensionInterpreter(): Promise<string | undefined> {
+  const ext = vscode.extensions.getExtension('ms-python.python');
+  if (!ext) return undefined;
+  const lookup = async (): Promise<string | undefined> => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const api: any = ext.isActive ? ext.exports : await ext.activate();
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const envPath = api?.environments?.getActiveEnvironmentPath?.(resource);
+    if (envPath?.path) {
+      const env = await api.environments.resolveEnvironment?.(envPath);
+      return env?.executable?.uri?.fsPath ?? envPath.path;
+    }
+    return api?.settings?.getExecutionDetails?.(resource)?.execCommand?.[0];
+  };
+  try {
+    return await Promise.race([lookup(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))]);
+  } catch {
+    return undefined;
+  }
+}
+
+export class AgentClient implements vscode.Disposable {
+  private client?: LanguageClient;
+  private starting?: Promise<void>;
+  private apiKey?: string;
+  private lastSent?: ServerSettings;
+  private busy = false;
+  private startError?: string;
+  private started = false;
+  private readonly status: vscode.StatusBarItem;
+  private statusTimer?: NodeJS.Timeout;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly store: Store,
+    private readonly review: ReviewController,
+    private readonly panel: AgentPanel,
+  ) {
+    this.status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Left, -100);
+    this.status.name = 'Agent';
+    this.disposables.push(
+      this.status,
+      store.onDidChange(() => this.updateStatus()),
+      context.secrets.onDidChange(async (e) => {
+        if (e.key !== SECRET_KEY) return;
+        this.apiKey = await context.secrets.get(SECRET_KEY);
+        await this.pushSettings();
+      }),
+      vscode.workspace.onDidChangeConfiguration(async (e) => {
+        if (e.affectsConfiguration('agentLsp.server')) {
+          const choice = await vscode.window.showInformationMessage('Agent: the server setting changed.', 'Restart Server');
+          if (choice) await this.restart();
+        } else if (Object.keys(SERVER_KEYS).some((k) => e.affectsConfiguration(`agentLsp.${k}`))) {
+          await this.pushSettings();
+        }
+      }),
+    );
+    this.updateStatus();
+  }
+
+  dispose(): void {
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    for (const d of this.disposables) d.dispose();
+  }
+
+  /** The settings for the server: the agentLsp.* settings with the secret key merged in. */
+  settings(): ServerSettings {
+    const cfg = vscode.workspace.getConfiguration('agentLsp');
+    const section: Record<string, unknown> = {};
+    for (const key of Object.keys(SERVER_KEYS)) {
+      const inspected = cfg.inspect(key);
+      // Only what the person set: an unset key lets the server use its environment ($AGENT_*).
+      const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+      if (value !== undefined) section[key] = value;
+    }
+    return serverSettings(section, this.apiKey);
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  start(): Promise<void> {
+    if (!this.starting) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+        this.updateStatus();
+      });
+      this.updateStatus();
+    }
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.client) return;
+    this.startError = undefined;
+    this.apiKey = await this.context.secrets.get(SECRET_KEY);
+    const cfg = vscode.workspace.getConfiguration('agentLsp');
+    let cmd: ServerCommand;
+    try {
+      cmd = await resolveServerCommand(
+        {
+          command: cfg.get<string | string[]>('server.command'),
+          python: cfg.get<string>('server.python'),
+          interpreter: cfg.get<string | string[]>('server.command')?.length || cfg.get<string>('server.python')
+            ? undefined
+            : await pythonExtensionInterpreter(),
+          workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+          envPath: process.env.PATH ?? '',
+          platform: process.platform,
+        },
+        probe,
+      );
+    } catch (e) {
+      const message = e instanceof ServerNotFound ? e.message : `cannot work out the server command: ${String(e)}`;
+      this.failStart(message);
+      return;
+    }
+    this.log.info(`starting the server: ${commandLine(cmd)} (from ${cmd.source})`);
+    const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+    const serverOptions: ServerOptions = {
+      command: cmd.command,
+      args: cmd.args, // no `transport`: plain stdio, without the --stdio flag agent-lsp does not take
+      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const client = new LanguageClient('agentLsp', 'Agent', serverOptions, this.clientOptions());
+    client.registerFeature(new AgentLspFeature());
+    client.onNotification(EVENT, (event: AgentEvent) => this.store.dispatch({ type: 'event', event }));
+    client.onRequest(ASK_USER, (params: { question?: unknown }, token) => this.askUser(params, token));
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.review.handle(client, params, token));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped) this.log.info('the server stopped');
+      this.updateStatus();
+    });
+    this.client = client;
+    this.started = false;
+    try {
+      await client.start();
+      this.started = true;
+      this.lastSent = this.settings();
+      this.log.info(`server settings: ${JSON.stringify(publicSettings(this.lastSent))}`);
+    } catch (e) {
+      this.client = undefined;
+      try {
+        await client.dispose(2000);
+      } catch {
+        /* it never started */
+      }
+      this.failStart(`${commandLine(cmd)} failed: ${e instanceof Error ? e.message : String(e)}. See Agent: Show Log.`);
+    }
+  }
+
+  private failStart(message: string): void {
+    this.startError = message;
+    this.log.error(`the server could not start: ${message}`);
+    this.updateStatus();
+    void vscode.window
+      .showErrorMessage(`Agent: the agent-lsp server could not start. ${message}`, 'Open Settings', 'Show Log', 'Retry')
+      .then(async (choice) => {
+        if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.server');
+        else if (choice === 'Show Log') this.log.show();
+        else if (choice === 'Retry') await this.start();
+      });
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.review.cancelAll();
+    if (client) {
+      try {
+        await client.dispose(3000);
+      } catch (e) {
+        this.log.warn(`stopping the server: ${String(e)}`);
+      }
+    }
+    this.updateStatus();
+  }
+
+  async restart(): Promise<void> {
+    if (this.starting) await this.starting;
+    this.log.info('restarting the server');
+    await this.stop();
+    await this.start();
+  }
+
+  /**
+   * The log channel as the language client gets it: the API key travels in
+   * initializationOptions and the configuration, so a verbose LSP trace would print it.
+   */
+  private redactingLog(): vscode.LogOutputChannel {
+    const writers = new Set(['append', 'appendLine', 'replace', 'trace', 'debug', 'info', 'warn', 'error']);
+    return new Proxy(this.log, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop);
+        if (typeof value !== 'function') return value;
+        if (typeof prop === 'string' && writers.has(prop)) {
+          return (...args: unknown[]) =>
+            (value as (...a: unknown[]) => unknown).apply(target, args.map((a) => (typeof a === 'string' ? redact(a, this.apiKey) : a)));
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    let restarts: number[] = [];
+    const log = this.redactingLog();
+    return {
+      // Every file: the "Fix with agent" quick fix is offered on diagnostics from any source.
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: log,
+      traceOutputChannel: log,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: () => this.settings(),
+      errorHandler: {
+        error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+        closed: () => {
+          // A server that never got through `initialize` is not restarted: start() reports it.
+          if (!this.started) return { action: CloseAction.DoNotRestart, handled: true };
+          const now = Date.now();
+          restarts = restarts.filter((t) => now - t < 3 * 60_000);
+          restarts.push(now);
+          if (restarts.length > 4) {
+            const message = 'Agent: the agent-lsp server stopped 5 times in 3 minutes and will not be restarted. See Agent: Show Log; then Agent: Restart Server.';
+            return { action: CloseAction.DoNotRestart, message };
+          }
+          this.log.warn('the server stopped; restarting it');
+          return { action: CloseAction.Restart, handled: true };
+        },
+      },
+      middleware: {
+        executeCommand: async (command, args, next) => {
+          if (command === RUN_TASK || command === FIX_DIAGNOSTIC) return this.runTask(command, args);
+          return next(command, args);
+        },
+        workspace: {
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) return result;
+            return params.items.map((item, i) => (item.section === 'agentLsp' ? this.settings() : result[i]));
+          },
+        },
+        // The server always offers "Ask agent about line N" (editors that pass only its own
+        // diagnostics need it). In VS Code that would light the bulb on every line: keep it
+        // for Ctrl+. / the context menu, leave it out of the automatic lightbulb.
+        provideCodeActions: async (document, range, context, token, next) => {
+          const actions = await next(document, range, context, token);
+          if (!actions || context.triggerKind !== vscode.CodeActionTriggerKind.Automatic) return actions;
+          return actions.filter((a) => !(a instanceof vscode.CodeAction && a.command?.command === RUN_TASK && !a.diagnostics?.length));
+        },
+      },
+    };
+  }
+
+  // ------------------------------------------------------------------ settings
+
+  async pushSettings(): Promise<void> {
+    const client = this.client;
+    if (!client || !client.isRunning()) return;
+    const next = this.settings();
+    const dropped = droppedKeys(this.lastSent, next);
+    if (dropped.length) {
+      // The server keeps a key it is not sent; only a restart brings back its default.
+      if (this.busy) {
+        this.log.info(`settings ${dropped.join(', ')} were removed; they take effect after the task (Agent: Restart Server)`);
+      } else {
+        this.log.info(`settings ${dropped.join(', ')} were removed; restarting the server to drop them`);
+        await this.restart();
+        return;
+      }
+    }
+    this.lastSent = next;
+    this.log.info(`server settings: ${JSON.stringify(publicSettings(next))}`);
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { agentLsp: next } });
+  }
+
+  // ------------------------------------------------------------------ tasks
+
+  private async ready(): Promise<LanguageClient | undefined> {
+    if (this.starting) await this.starting;
+    if (!this.client) await this.start();
+    const client = this.client;
+    if (!client || !client.isRunning()) {
+      const choice = await vscode.window.showErrorMessage(
+        `Agent: the agent-lsp server is not running.${this.startError ? ` ${this.startError}` : ''}`,
+        'Restart Server',
+        'Show Log',
+      );
+      if (choice === 'Restart Server') await this.restart();
+      else if (choice === 'Show Log') this.log.show();
+      return undefined;
+    }
+    return client;
+  }
+
+  /** Run agentLsp.runTask / agentLsp.fixDiagnostic and follow it in the panel and the status bar. */
+  async runTask(command: string, args: unknown[]): Promise<TaskResult | undefined> {
+    const client = await this.ready();
+    if (!client) return undefined;
+    if (this.busy) {
+      const choice = await vscode.window.showWarningMessage('Agent: the agent is already working on a task.', 'Cancel It', 'Show Panel');
+      if (choice === 'Cancel It') await this.cancel();
+      else if (choice === 'Show Panel') await this.panel.reveal();
+      return undefined;
+    }
+    const arg = (args[0] ?? {}) as Record<string, unknown>;
+    let fileName: string | undefined;
+    if (typeof arg.uri === 'string') {
+      try {
+        fileName = vscode.workspace.asRelativePath(vscode.Uri.parse(arg.uri), false);
+      } catch {
+        fileName = undefined;
+      }
+    }
+    this.busy = true;
+    void vscode.commands.executeCommand('setContext', 'agentLsp.running', true);
+    this.store.dispatch({ type: 'start', title: command === FIX_DIAGNOSTIC ? 'Agent: fix' : 'Agent', task: taskTitle(command, arg, fileName) });
+    void this.panel.reveal();
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as TaskResult | null;
+      this.store.dispatch({ type: 'end', status: result?.status ?? 'done', answer: result?.answer, steps: result?.steps });
+      if (result?.status === 'error') {
+        void vscode.window.showErrorMessage(`Agent: ${result.answer || 'the task failed'}`, 'Show Log').then((c) => c && this.log.show());
+      }
+      return result ?? undefined;
+    } catch (e) {
+      const message = e instanceof ResponseError || e instanceof Error ? e.message : String(e);
+      this.log.error(`${command} failed: ${message}`);
+      this.store.dispatch({ type: 'end', error: message });
+      void vscode.window.showErrorMessage(`Agent: ${message}`);
+      return undefined;
+    } finally {
+      this.busy = false;
+      this.review.cancelAll();
+      void vscode.commands.executeCommand('setContext', 'agentLsp.running', false);
+      this.updateStatus();
+    }
+  }
+
+  async cancel(): Promise<void> {
+    const client = this.client;
+    if (!this.busy || !client?.isRunning()) {
+      void vscode.window.showInformationMessage('Agent: no task is running.');
+      return;
+    }
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: CANCEL, arguments: [] });
+    } catch (e) {
+      this.log.warn(`cancel failed: ${String(e)}`);
+    }
+    this.review.cancelAll();
+  }
+
+  async newSession(): Promise<void> {
+    if (this.busy) {
+      const choice = await vscode.window.showWarningMessage('Agent: a task is running; cancel it first.', 'Cancel It');
+      if (choice) await this.cancel();
+      return;
+    }
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: NEW_SESSION, arguments: [] });
+      this.store.dispatch({ type: 'clear' });
+      vscode.window.setStatusBarMessage('Agent: new session — the conversation was forgotten', 4000);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private async askUser(params: { question?: unknown }, token: vscode.CancellationToken): Promise<{ answer: string }> {
+    const question = typeof params?.question === 'string' ? params.question : String(params?.question ?? '');
+    this.store.dispatch({ type: 'question', text: question });
+    void this.panel.reveal();
+    const answer = await vscode.window.showInputBox(
+      { title: 'The agent asks', prompt: question, placeHolder: 'Your answer (Escape: no answer)', ignoreFocusOut: true },
+      token,
+    );
+    this.store.dispatch({ type: 'answered', answer });
+    return { answer: answer ?? '' };
+  }
+
+  // ------------------------------------------------------------------ status bar
+
+  private updateStatus(): void {
+    const s = this.store.state;
+    const item = this.status;
+    if (this.statusTimer) {
+      clearTimeout(this.statusTimer);
+      this.statusTimer = undefined;
+    }
+    item.backgroundColor = undefined;
+    item.command = 'agent.showPanel';
+    if (s.running) {
+      item.text = `$(loading~spin) Agent: ${s.activity || 'working'}`;
+      item.tooltip = `${s.title}: ${s.activity || 'working'} — click for the Agent panel (Agent: Cancel stops it)`;
+    } else if (this.starting) {
+      item.text = '$(sync~spin) Agent: starting';
+      item.tooltip = 'Starting agent-lsp serve';
+    } else if (!this.client?.isRunning()) {
+      item.text = '$(error) Agent: not running';
+      item.tooltip = `The agent-lsp server is not running${this.startError ? `: ${this.startError}` : ''}. Click to restart it.`;
+      item.command = 'agent.restartServer';
+      item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+    } else if (s.outcome) {
+      const icon = s.outcome.startsWith('done') ? '$(check)' : s.outcome.startsWith('failed') ? '$(error)' : '$(warning)';
+      item.text = `${icon} Agent: ${s.outcome.length > 50 ? s.outcome.slice(0, 49) + '…' : s.outcome}`;
+      item.tooltip = `Last task: ${s.outcome} — click for the Agent panel`;
+      this.statusTimer = setTimeout(() => {
+        this.statusTimer = undefined;
+        item.text = '$(hubot) Agent';
+      }, 15_000);
+    } else {
+      item.text = '$(hubot) Agent';
+      item.tooltip = 'agent-lsp is ready — click for the Agent panel; Agent: Run Task… or Ctrl+. on a problem';
+    }
+    item.show();
+  }
+}
