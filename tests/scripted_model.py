@@ -451,6 +451,7 @@ class _Handler(BaseHTTPRequestHandler):
     """Answers one connection; each POST consumes at most one script entry."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small SSE writes must not wait ~40 ms on a kept-alive connection
     server: _Server
     index: int = -1  # position of the current request in ``model.requests``
 

@@ -213,6 +213,27 @@ def stream_error(err: Any) -> ModelError:
     return ModelError(f"the model server reported an error: {message}", status=status, retryable=retryable)
 
 
+DRAIN_SECONDS = 1.0
+
+
+async def _drain(lines) -> None:
+    """Read what follows [DONE] to the end of the body, briefly.
+
+    A response closed before its end cannot go back to the pool, and every step would
+    pay a new TCP (and TLS) connection; a server that keeps the body open after [DONE]
+    only costs this short wait.
+    """
+
+    async def rest() -> None:
+        async for _ in lines:
+            pass
+
+    try:
+        await asyncio.wait_for(rest(), DRAIN_SECONDS)
+    except (TimeoutError, httpx.HTTPError):
+        pass
+
+
 async def read_stream(lines, on_text: Callable[[str], None]) -> Reply:
     """Reassemble an SSE chat-completion stream into one assistant message."""
     text_parts: list[str] = []
@@ -226,6 +247,7 @@ async def read_stream(lines, on_text: Callable[[str], None]) -> Reply:
         if not data:
             continue
         if data == "[DONE]":
+            await _drain(lines)
             break
         try:
             chunk = json.loads(data)
