@@ -11,6 +11,8 @@ sending didChange for a document that is not open (Neovim 0.7 on a hidden buffer
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import os
 import sys
 from pathlib import Path
@@ -24,12 +26,18 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from agent_lsp.server.edits import PositionMap, units
+from agent_lsp.server.jsonish import plain
 
 CLIENTS = ["visual-studio-code", "neovim@v0.10.0", "emacs"]
 
 
+@functools.cache
 def _converter():
-    """lsprotocol 2025.0.0 structures any code action with a "command" key as a Command."""
+    """lsprotocol 2025.0.0 structures any code action with a "command" key as a Command.
+
+    One converter for every client of the test run: cattrs compiles a (un)structure
+    function per type on first use, about half a second of CPU per fresh converter.
+    """
     conv = default_converter()
 
     def hook(obj: Any, _t: Any) -> Any:
@@ -109,7 +117,11 @@ class Editor:
 
         @c.feature("agentLsp/event")
         def event(params):
-            self.events.append({"kind": getattr(params, "kind", None), "text": getattr(params, "text", None)})
+            self.events.append({
+                "kind": getattr(params, "kind", None),
+                "text": getattr(params, "text", None),
+                "data": plain(getattr(params, "data", None)),
+            })
 
     def _answer_edit(self, params: types.ApplyWorkspaceEditParams):
         policy = self.edit_policy
@@ -164,8 +176,13 @@ def apply(text: str, edits, encoding: str) -> str:
     return text
 
 
+@functools.cache
+def _preset(name: str) -> types.ClientCapabilities:
+    return client_capabilities(name)
+
+
 def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None):
-    caps = client_capabilities(name)
+    caps = copy.deepcopy(_preset(name))  # parsing the JSON preset is slow; callers change the copy
     exp: dict[str, Any] = {}
     if stream or ask:
         exp["agentLsp"] = {"stream": stream, "askUser": ask}
@@ -205,7 +222,8 @@ async def start_editor(
             initialization_options={"maxSteps": 10, "commandTimeout": 5, **(init_options or {})},
         )
     )
-    editor = Editor(client, encoding=getattr(result.capabilities.position_encoding, "value", None) or "utf-16")
+    negotiated = result.capabilities.position_encoding  # an enum member or a plain str ("utf-32")
+    editor = Editor(client, encoding=getattr(negotiated, "value", negotiated) or "utf-16")
     editor.init_result = result
     return editor
 

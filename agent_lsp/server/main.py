@@ -14,6 +14,11 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers)
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    # pygls reads stdin in a worker thread, so every message crosses threads a few times;
+    # while a tool's thread holds the GIL (sorting a big grep, the Python file walk) each
+    # crossing waited up to the default 5 ms, and a code action took 30+ ms at p99
+    # (bench/bench_server.py). Answering the editor matters more than that thread's speed.
+    sys.setswitchinterval(0.001)
 
     from .app import server
     from . import features  # noqa: F401  (registers the handlers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from tests.lsp_helpers import code_actions, execute, rng, start_editor, stop_editor
+from tests.lsp_helpers import CLIENTS, code_actions, execute, rng, start_editor, stop_editor
 from tests.scripted_model import tool_call, reply
 
 BUGGY = "def add(a, b):\n    return a - b\n"
@@ -58,3 +58,29 @@ async def test_fix_with_agent_flow(editor, workspace, model):
     assert "5" in bash_result and "[exit 0]" in bash_result
     assert model.violations == []
     assert any("agent: Fixed" in m.message for m in editor.client.messages)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+async def test_fix_flow_auto_approve(client, launch, workspace, model):
+    """autoApprove: the edit comes with needsConfirmation false and no command is asked about."""
+    (workspace / "calc.py").write_text(BUGGY)
+    editor = await launch(client_name=client, init_options={"autoApprove": True})
+    editor.command_answer = "Deny"  # would block the command if the server asked anyway
+    uri = editor.open(workspace / "calc.py")
+    diag = types.Diagnostic(range=rng(1, 11, 1, 16), message="add subtracts", source="review")
+    (fix,) = [a for a in await code_actions(editor, uri, rng(1, 0, 1, 0), [diag]) if a.title.startswith("Fix")]
+    model.add(
+        tool_call("edit_file", {"path": "calc.py", "old": "a - b", "new": "a + b"}),
+        tool_call("bash", {"command": "python -c 'import calc; print(calc.add(2, 3))'"}),
+        reply("Fixed."),
+    )
+    result = await execute(editor, fix.command.command, *fix.command.arguments)
+    assert result == {"status": "done", "answer": "Fixed.", "steps": 3}
+    (req,) = editor.edit_requests
+    (doc_edit,) = req.edit.document_changes
+    (te,) = doc_edit.edits
+    assert req.edit.change_annotations[te.annotation_id].needs_confirmation is False
+    assert editor.message_requests == []
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert "5\n[exit 0]" in model.requests[2]["messages"][-1]["content"]
+    assert model.violations == []
