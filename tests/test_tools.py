@@ -591,3 +591,17 @@ async def test_web_search_without_ddgs_says_how_to_get_it(workspace):
 
     out = await call_tool(make_ctx(workspace, web_tools=True), "web_search", {"query": "x"}, tools=dict(TOOLS))
     assert out.startswith("error: web search needs the ddgs package")
+
+
+async def test_grep_with_more_matches_than_rg_output_kept_is_deterministic(workspace, monkeypatch):
+    """Past 10,000 matching lines the shown 200 must still be the first by path, every time."""
+    for d in ("a", "a-b", "b", "z"):
+        for i in range(40):
+            write(workspace, f"{d}/f{i:02d}.txt", "hit\n" * 80)  # 4 x 40 x 80 = 12,800 matches
+    runs = [await call_tool(make_ctx(workspace), "grep", {"regex": "hit"}) for _ in range(3)]
+    assert len(set(runs)) == 1
+    rg_out, py_out = await both_paths(monkeypatch, lambda: call_tool(make_ctx(workspace), "grep", {"regex": "hit"}))
+    assert rg_out == py_out
+    lines = rg_out.splitlines()
+    assert lines[0] == "a/f00.txt:1: hit" and lines[199] == "a/f02.txt:40: hit"
+    assert lines[-1] == "...and 12600 more matches; narrow the regex or the path"

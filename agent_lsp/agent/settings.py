@@ -54,6 +54,8 @@ class Settings:
                 continue
             current = getattr(self, key)
             coerced = coerce_setting(value, current, fields[key].type)
+            if key == "max_retries" and value == 0 and not isinstance(value, bool):
+                coerced = 0  # no retries is a valid choice; other counts must be positive
             if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
                 continue

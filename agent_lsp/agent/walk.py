@@ -50,8 +50,9 @@ class SearchResult:
     error: str | None = None
 
 
-async def _run_rg(args: list[str], cwd: Path, keep: int) -> tuple[list[str], int, str, int]:
-    """Run rg, keeping the first `keep` output lines and counting the rest."""
+async def _run_rg(args: list[str], cwd: Path, keep: int, *, stop: bool = False) -> tuple[list[str], int, str, int]:
+    """Run rg, keeping the first `keep` output lines and counting the rest (or, with
+    `stop`, ending rg once `keep` lines are in)."""
     proc = await asyncio.create_subprocess_exec(
         *args,
         cwd=cwd,
@@ -81,7 +82,11 @@ async def _run_rg(args: list[str], cwd: Path, keep: int) -> tuple[list[str], int
                 lines = (tail + data).split(b"\n")
                 tail = lines.pop()
                 kept += [raw.decode("utf-8", "replace").rstrip("\r") for raw in lines[: keep - len(kept)]]
-        if last != b"\n":  # a last line without a newline (tail is complete while kept has room)
+            if stop and len(kept) >= keep:
+                proc.kill()
+                await proc.stdout.read()
+                break
+        if last != b"\n" and not (stop and len(kept) >= keep):  # a last line without a newline (tail is complete while kept has room)
             count += 1
             if len(kept) < keep:
                 kept.append(tail.decode("utf-8", "replace").rstrip("\r"))
@@ -112,10 +117,14 @@ async def list_paths(ws: Workspace, base: Path, pattern: str, keep: int) -> Sear
     rg = rg_binary()
     if rg is None:
         return await asyncio.to_thread(_py_list, ws, base, pattern, keep)
-    # The pattern is matched against the file name, like fnmatch; a glob override in rg
-    # would match paths instead, so filter here (cheap next to the walk).
+    # The pattern is matched against the file name (fnmatch, below). A plain one also goes
+    # to rg as a glob, which then matches base names too and saves decoding and filtering
+    # every other file; a glob with /, !, {, } or \\ means something else to rg, so those
+    # are filtered here only.
+    narrow = ["-g", pattern] if pattern != "*" and not any(ch in pattern for ch in "/!{}\\") else []
     kept, _count, stderr, code = await _run_rg(
-        [rg, "--files", "--hidden", "--no-require-git", "--no-messages", *_RG_EXCLUDES, _rel_arg(ws, base)],
+        [rg, "--files", "--hidden", "--no-require-git", "--no-messages", *_RG_EXCLUDES, *narrow,
+         _rel_arg(ws, base)],
         ws.root,
         keep=10**9,
     )
@@ -130,8 +139,13 @@ def _rg_names(ws: Workspace, kept: list[str], pattern: str, keep: int) -> Search
     names = [_display(ws, line) for line in kept]
     if pattern != "*":
         names = [n for n in names if fnmatch.fnmatchcase(n.rsplit("/", 1)[-1], pattern)]
-    names.sort()
+    names.sort(key=path_key)
     return SearchResult(names[:keep], len(names))
+
+
+def path_key(shown: str) -> list[str]:
+    """Order paths folder by folder, as rg --sort=path and a sorted walk do."""
+    return shown.split("/")
 
 
 # ---------------------------------------------------------------- grep
@@ -142,18 +156,24 @@ async def grep_lines(ws: Workspace, base: Path, regex: str, keep: int) -> Search
         return await asyncio.to_thread(_py_grep, ws, base, regex, keep)
     # Collect more than shown so the shown ones are sorted by path (rg's threads finish
     # files in any order; lines inside one file stay in order).
+    search = [rg, "--hidden", "--no-require-git", "--no-messages", "--color=never", *_RG_EXCLUDES, "-e", regex, "--"]
+    lines = ["--line-number", "--no-heading", "--with-filename", "--null",
+             f"--max-columns={MAX_COLUMNS}", "--max-columns-preview"]
     kept, count, stderr, code = await _run_rg(
-        [rg, "--line-number", "--no-heading", "--with-filename", "--null", "--color=never", "--hidden",
-         "--no-require-git", "--no-messages", f"--max-columns={MAX_COLUMNS}", "--max-columns-preview",
-         *_RG_EXCLUDES, "-e", regex, "--", _rel_arg(ws, base)],
-        ws.root,
-        keep=max(keep * 50, 10_000),
+        [search[0], *lines, *search[1:], _rel_arg(ws, base)], ws.root, keep=max(keep * 50, 10_000)
     )
     if code == 2 and not kept:
         msg = stderr.strip()
         if "regex" in msg:
             return SearchResult([], 0, "error: invalid regex: " + " ".join(msg.split())[:400])
         return SearchResult([], 0, f"error: search failed: {msg[:400]}")
+    if count > len(kept):
+        # Too many to sort them all: which lines were kept would depend on rg's thread
+        # timing. Ask again in path order (single-threaded) and stop at the first `keep`:
+        # that only walks as far as the files holding them.
+        kept, _n, _err, _code = await _run_rg(
+            [search[0], *lines, "--sort=path", *search[1:], _rel_arg(ws, base)], ws.root, keep=keep, stop=True
+        )
     return await asyncio.to_thread(_rg_rows, ws, kept, count, keep)
 
 
@@ -167,7 +187,7 @@ def _rg_rows(ws: Workspace, kept: list[str], count: int, keep: int) -> SearchRes
         if not (sep and sep2 and num.isdigit()):
             continue
         rows.append((_display(ws, path), int(num), text.strip()))
-    rows.sort(key=lambda r: (r[0], r[1]))
+    rows.sort(key=lambda r: (path_key(r[0]), r[1]))
     return SearchResult([f"{p}:{n}: {t}" for p, n, t in rows[:keep]], count)
 
 
@@ -220,7 +240,7 @@ def _py_walk(ws: Workspace, base: Path):
 
 
 def _py_list(ws: Workspace, base: Path, pattern: str, keep: int) -> SearchResult:
-    names = sorted(ws.display(p) for p in _py_walk(ws, base) if fnmatch.fnmatchcase(p.name, pattern))
+    names = sorted((ws.display(p) for p in _py_walk(ws, base) if fnmatch.fnmatchcase(p.name, pattern)), key=path_key)
     return SearchResult(names[:keep], len(names))
 
 
