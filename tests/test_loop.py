@@ -29,23 +29,11 @@ from tests.helpers import (
     settings_for,
     wait_until,
 )
+from agent_lsp.demo import FIZZBUZZ  # the demo's own buggy fizzbuzz
 from tests.scripted_model import call, reply, tool_call, tool_calls
 
 PY = shlex.quote(sys.executable)
 
-FIZZBUZZ = '''def fizzbuzz(n):
-    out = []
-    for i in range(1, n):
-        if i % 15 == 0:
-            out.append("FizzBuzz")
-        elif i % 3 == 0:
-            out.append("Fizz")
-        elif i % 5 == 0:
-            out.append("Buzz")
-        else:
-            out.append(str(i))
-    return out
-'''
 CHECK = '''from fizzbuzz import fizzbuzz
 assert len(fizzbuzz(15)) == 15, "wrong length"
 assert fizzbuzz(15)[-1] == "FizzBuzz"

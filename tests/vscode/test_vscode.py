@@ -193,6 +193,19 @@ def _require_tools(env: dict[str, str], needed: list[str] | None = None) -> None
 
 
 @pytest.mark.timeout(600)
+def _drive(config: dict, tmp_path: Path, artifacts: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """Run drive.mjs on `config`; what it printed is kept beside the screenshots."""
+    config_file = tmp_path / "drive.json"
+    config_file.write_text(json.dumps(config))
+    proc = subprocess.run(
+        ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
+    print(proc.stdout)
+    return proc
+
+
 def test_extension_unit_tests() -> None:
     """The extension's own logic: `npm test` (tsc + node --test on the pure modules)."""
     _require_tools(_tool_env(), needed=["node", "npm"])
@@ -286,19 +299,12 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
         "review": review,
         "tmp": str(tmp_path / "vscode"),
     }
-    config_file = tmp_path / "drive.json"
-    config_file.write_text(json.dumps(config))
     try:
-        proc = subprocess.run(
-            ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
-            cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=420,
-        )
+        proc = _drive(config, tmp_path, artifacts, {**os.environ, **env}, timeout=420)
     finally:
         model.stop()
-    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
     if model_log.exists():
         shutil.copy2(model_log, artifacts / "model.jsonl")
-    print(proc.stdout)
     print(f"build {build_s:.1f}s, total {time.monotonic() - t0:.1f}s")
     assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
@@ -379,17 +385,10 @@ def test_reject_in_vscode(tmp_path: Path, artifacts_dir) -> None:
         "artifacts": str(artifacts),
         "tmp": str(tmp_path / "vscode"),
     }
-    config_file = tmp_path / "drive.json"
-    config_file.write_text(json.dumps(config))
     try:
-        proc = subprocess.run(
-            ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
-            cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
-        )
+        proc = _drive(config, tmp_path, artifacts, {**os.environ, **env}, timeout=300)
     finally:
         model.stop()
-    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
-    print(proc.stdout)
     assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert target.read_text() == BROKEN
     records = [json.loads(line) for line in model_log.read_text().splitlines() if line.strip()]
@@ -427,14 +426,7 @@ def test_server_missing_in_vscode(tmp_path: Path, artifacts_dir) -> None:
         "artifacts": str(artifacts),
         "tmp": str(tmp_path / "vscode"),
     }
-    config_file = tmp_path / "drive.json"
-    config_file.write_text(json.dumps(config))
-    proc = subprocess.run(
-        ["node", str(Path(__file__).with_name("drive.mjs")), str(config_file)],
-        cwd=ROOT, env={**os.environ, **env, "PATH": path}, capture_output=True, text=True, timeout=300,
-    )
-    (artifacts / "drive.log").write_text(proc.stdout + "\n--- stderr\n" + proc.stderr)
-    print(proc.stdout)
+    proc = _drive(config, tmp_path, artifacts, {**os.environ, **env, "PATH": path}, timeout=300)
     assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     result = json.loads((artifacts / "result.json").read_text())
     errors = [t for t in result["toasts"] if "could not start" in t]
