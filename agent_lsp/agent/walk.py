@@ -143,9 +143,10 @@ def _rg_names(ws: Workspace, kept: list[str], pattern: str, keep: int) -> Search
     return SearchResult(names[:keep], len(names))
 
 
-def path_key(shown: str) -> list[str]:
-    """Order paths folder by folder, as rg --sort=path and a sorted walk do."""
-    return shown.split("/")
+def path_key(shown: str) -> str:
+    """Order paths folder by folder, as rg --sort=path and a sorted walk do: with "/" as
+    the smallest character, "a/x" sorts before "a-b/x" just as ("a", "x") < ("a-b", "x")."""
+    return shown.replace("/", "\0")
 
 
 # ---------------------------------------------------------------- grep
