@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     print("cpu overhead/step: the same difference in CPU time of the whole process (client, server thread, tool "
           "threads; user+sys), medians: much less sensitive to other load than wall time")
     print("baseline: the agent's own request bodies replayed with bare httpx over one kept-alive connection; "
-          "'baseline new conn': the same with a new TCP connection per request, as the agent does today")
+          "'baseline new conn': the same with a new TCP connection per request (what the agent did before it drained streams)")
     return 0
 
 

@@ -30,7 +30,16 @@ class ToolContext:
         text = await self.host.read_text(path)
         if text is not None:
             return text
+        try:
+            small = path.stat().st_size <= INLINE_READ_BYTES
+        except OSError:
+            small = False
+        if small:  # a thread hop costs more than reading a page-cached small file (~tens of us)
+            return read_disk_text(path)
         return await asyncio.to_thread(read_disk_text, path)
+
+
+INLINE_READ_BYTES = 64 * 1024
 
 
 def read_disk_text(path: Path) -> str:
