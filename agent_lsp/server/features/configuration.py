@@ -10,6 +10,7 @@ import logging
 
 from lsprotocol import types
 
+from .. import clients
 from ..app import AgentServer, server
 from ..config import SECTION
 
@@ -24,12 +25,14 @@ def _apply(ls: AgentServer, payload, source: str) -> None:
 @server.feature(types.INITIALIZE)
 def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
     _apply(ls, params.initialization_options, "initializationOptions")
+    clients.adapt(ls, params)
 
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     s = ls.config.settings
     ls.log_line(f"agent-lsp {ls.version}: model {s.model} at {s.base_url}; key {'set' if s.api_key else 'not set'}")
+    clients.explain(ls)
     if ls.client_has("workspace.configuration"):
         ls.spawn(_pull(ls))
 
