@@ -111,6 +111,11 @@ class TerminalHost(DiskHost):
         answer = await self._prompt(f"\n[{tool}] {preview}", "allow? [y/N] ")
         return (answer or "").strip().lower() in ("y", "yes")
 
+    async def trust_project(self, root, question: str) -> bool:
+        # asked even under --yes: approving edits is not trusting a stranger's programs
+        answer = await self._prompt(f"\n[trust] {question}", "trust this project? [y/N] ")
+        return (answer or "").strip().lower() in ("y", "yes")
+
     async def ask_user(self, question: str) -> str | None:
         if self.yes:
             return None

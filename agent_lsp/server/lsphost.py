@@ -41,6 +41,7 @@ ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
 ALLOW, DENY = "Allow", "Deny"
+TRUST, DONT_TRUST = "Trust", "Don't trust"
 
 
 class LspHost(Host):
@@ -186,6 +187,21 @@ class LspHost(Host):
             log.info("showMessageRequest failed: %s", e)
             return False
         return getattr(answer, "title", None) == ALLOW
+
+    async def trust_project(self, root: Path, question: str) -> bool:
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"agent-lsp: {question}",
+            actions=[types.MessageActionItem(title=TRUST), types.MessageActionItem(title=DONT_TRUST)],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("showMessageRequest (trust) failed: %s", e)
+            return False
+        return getattr(answer, "title", None) == TRUST
 
     async def ask_user(self, question: str) -> str | None:
         if not self.can_ask:
