@@ -94,6 +94,7 @@ class TaskRunner:
         if self.busy:
             raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
         workspace = self.workspace_for(file)
+        self.ls.review.clear()  # nothing of an earlier task stays up for review
         token = await self._begin_progress(title, text)
         host = LspHost(self.ls, token)
         await self._use_settings_files(workspace.root, host)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..app import AgentServer, server
-from ..commands import FIX_DIAGNOSTIC, RUN_TASK
+from ..commands import ACCEPT_EDIT, FIX_DIAGNOSTIC, REJECT_EDIT, RUN_TASK
+from ..review import ACCEPT_TITLE, REJECT_TITLE, is_pending_diagnostic
 
 TITLE_CHARS = 70
 
@@ -27,8 +28,10 @@ def _short(text: str) -> str:
 )
 def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
-    actions: list[types.CodeAction] = []
+    actions: list[types.CodeAction] = _review_actions(ls, uri)
     for diag in params.context.diagnostics or []:
+        if is_pending_diagnostic(diag):  # the agent's own pending edit: no "Fix with agent" for it
+            continue
         title = f"Fix with agent: {_short(diag.message)}"
         actions.append(
             types.CodeAction(
@@ -59,3 +62,20 @@ def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.
         )
     )
     return actions
+
+
+def _review_actions(ls: AgentServer, uri: str) -> list[types.CodeAction]:
+    """Accept / Reject for the edit waiting in this document, first in the menu, anywhere in it."""
+    item = ls.review.pending(uri)
+    if item is None:
+        return []
+    return [
+        types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=item.diagnostics or None,
+            is_preferred=command == ACCEPT_EDIT or None,
+            command=types.Command(title=title, command=command, arguments=[{"uri": uri}]),
+        )
+        for title, command in ((ACCEPT_TITLE, ACCEPT_EDIT), (REJECT_TITLE, REJECT_EDIT))
+    ]
