@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+from .agent import settings_files
 from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
 from .server.transport import add_arguments as add_transport_arguments
@@ -16,20 +17,32 @@ from .terminal import TerminalHost
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    s = Settings.from_env()
-    s.overlay({
+def _settings(args: argparse.Namespace, files: settings_files.SettingsFiles | None = None,
+              trusted: bool = False) -> tuple[Settings, list[str]]:
+    """env < settings files < flags; `files` None means no files (the demo's scratch folder)."""
+    flags = {
         "base_url": getattr(args, "base_url", None),
         "model": getattr(args, "model", None),
         "max_steps": getattr(args, "max_steps", None),
         "command_timeout": getattr(args, "timeout", None),
-    })
+    }
+    s, notes = settings_files.compose(files or settings_files.SettingsFiles(None), trusted, flags)
     if getattr(args, "no_stream", False):
         s.stream = False
     if getattr(args, "web", False):
         s.web_tools = True
     s.auto_approve = bool(getattr(args, "yes", False))
-    return s
+    return s, notes
+
+
+async def _terminal_settings(args: argparse.Namespace, host: TerminalHost) -> Settings:
+    """The settings for a run in args.directory: the project's privileged keys wait for trust (asked once)."""
+    files = settings_files.read(Path(args.directory).resolve())
+    trusted = files.trusted() or await settings_files.ensure_trusted(host, files)
+    settings, notes = _settings(args, files, trusted)
+    for note in notes:
+        host.say(f"agent-lsp: {note}")
+    return settings
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -56,7 +69,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="language server over stdio (or --tcp, --ws)")
     add_transport_arguments(serve)
     serve.add_argument("--log-file", help="also write the server's log here")
+    trust = sub.add_parser("trust", help="trust a project's settings files (they may start programs)")
+    trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
     return parser
+
+
+def cmd_trust(directory: str) -> int:
+    root = Path(directory).resolve()
+    files = settings_files.read(root)
+    subjects = settings_files.project_subjects(root)
+    if not subjects:
+        print(f"agent-lsp: nothing to trust in {root} (no project settings that start programs or send code)")
+        return 0
+    from .agent import trust
+
+    trust.grant(root, subjects)
+    for note in files.notes:
+        print(f"agent-lsp: {note}", file=sys.stderr)
+    print(f"agent-lsp: trusted {root} ({', '.join(sorted(subjects))}); asked again if those files change")
+    return 0
 
 
 async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
@@ -81,8 +112,8 @@ def _exit_code(result: TurnResult) -> int:
 
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
-    settings = _settings(args)
-    host = TerminalHost(yes=settings.auto_approve)
+    host = TerminalHost(yes=bool(args.yes))
+    settings = await _terminal_settings(args, host)
     session = open_session(Path(args.directory), host, settings)
     try:
         result = await _run_turn_interruptibly(session, task or args.task)
@@ -94,8 +125,8 @@ async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
 
 
 async def cmd_chat(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    host = TerminalHost(yes=settings.auto_approve)
+    host = TerminalHost(yes=bool(args.yes))
+    settings = await _terminal_settings(args, host)
     session = open_session(Path(args.directory), host, settings)
     host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
               "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over.")
@@ -149,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(args, "directory") and not Path(args.directory).is_dir():
         print(f"agent-lsp: not a folder: {args.directory}", file=sys.stderr)
         return 2
+    if args.cmd == "trust":
+        return cmd_trust(args.directory)
     try:
         if args.cmd == "run":
             return asyncio.run(cmd_run(args))

@@ -181,8 +181,19 @@ def _preset(name: str) -> types.ClientCapabilities:
     return client_capabilities(name)
 
 
-def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None):
+def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None,
+                 annotations: bool = True):
+    """A preset's capabilities; `annotations` as the documented configs declare them.
+
+    docs/editors/ (Neovim, eglot) add changeAnnotationSupport, because they show a diff
+    before asking; `annotations=False` is the stock client, which gets the inline review.
+    """
     caps = copy.deepcopy(_preset(name))  # parsing the JSON preset is slow; callers change the copy
+    caps.workspace = caps.workspace or types.WorkspaceClientCapabilities()
+    caps.workspace.workspace_edit = caps.workspace.workspace_edit or types.WorkspaceEditClientCapabilities()
+    caps.workspace.workspace_edit.change_annotation_support = (
+        types.ChangeAnnotationsSupportOptions(groups_on_label=True) if annotations else None
+    )
     exp: dict[str, Any] = {}
     if stream or ask:
         exp["agentLsp"] = {"stream": stream, "askUser": ask}
@@ -205,6 +216,7 @@ async def start_editor(
     encodings: list[str] | None = None,
     folders: list[Path] | None = None,
     env: dict[str, str] | None = None,
+    annotations: bool = True,
 ) -> Editor:
     client = LanguageClient(converter_factory=_converter)
     register_lsp_features(client)
@@ -212,7 +224,7 @@ async def start_editor(
     server_env.update({"AGENT_BASE_URL": model_url, "AGENT_MODEL": "scripted"})
     server_env.update(env or {})
     await client.start_io(sys.executable, "-m", "agent_lsp", "serve", env=server_env)
-    caps = capabilities(client_name, stream=stream, ask=ask, encodings=encodings)
+    caps = capabilities(client_name, stream=stream, ask=ask, encodings=encodings, annotations=annotations)
     all_folders = folders or [root]
     result = await client.initialize_session(
         types.InitializeParams(

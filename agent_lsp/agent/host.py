@@ -92,5 +92,9 @@ class Host:
         """Put a question to the person; None when nobody can answer."""
         return None
 
+    async def trust_project(self, root: Path, question: str) -> bool:
+        """Ask whether the project at `root` may use what `question` lists. Never a silent yes."""
+        return False
+
     def emit(self, event: Event) -> None:
         """Report progress. Must not block: called from the middle of the loop."""

@@ -32,9 +32,14 @@ class Settings:
     request_timeout: float = 300.0  # seconds without a byte from the model
     temperature: float | None = None
     web_tools: bool = False
+    # glob -> command line of a language server the agent runs itself for diagnostics
+    diagnostic_servers: dict = field(default_factory=dict)
+    # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
+    mcp_servers: dict = field(default_factory=dict)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Defaults plus the AGENT_* variables (the base every other source overlays)."""
         env = os.environ if env is None else env
         s = cls()
         s.base_url = env.get("AGENT_BASE_URL") or DEFAULT_BASE_URL
@@ -89,6 +94,8 @@ def snake_case(name: str) -> str:
 
 def coerce_setting(value: Any, current: Any, annotation: Any) -> Any:
     ann = str(annotation)
+    if ann.startswith("dict"):
+        return dict(value) if isinstance(value, Mapping) else INVALID
     if "bool" in ann:
         if isinstance(value, bool):
             return value

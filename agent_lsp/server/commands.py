@@ -20,7 +20,9 @@ RUN_TASK = "agentLsp.runTask"
 FIX_DIAGNOSTIC = "agentLsp.fixDiagnostic"
 CANCEL = "agentLsp.cancel"
 NEW_SESSION = "agentLsp.newSession"
-ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION]
+ACCEPT_EDIT = "agentLsp.acceptEdit"
+REJECT_EDIT = "agentLsp.rejectEdit"
+ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION, ACCEPT_EDIT, REJECT_EDIT]
 
 CONTEXT_LINES = 8
 MAX_SELECTION_LINES = 200

@@ -32,7 +32,7 @@ from ..agent.fileio import write_text_atomic
 from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
 from . import clients
 from .app import AgentServer
-from .edits import workspace_edit
+from .edits import minimal_edits, workspace_edit
 from .jsonish import jsonable
 
 log = logging.getLogger("agent_lsp.server")
@@ -42,6 +42,7 @@ ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
 ALLOW, DENY = "Allow", "Deny"
+TRUST, DONT_TRUST = "Trust", "Don't trust"
 
 
 class LspHost(Host):
@@ -60,8 +61,8 @@ class LspHost(Host):
 
     # ------------------------------------------------------------ editing
 
-    async def apply_edit(self, change: FileChange) -> EditOutcome:
-        uri = from_fs_path(str(change.path)) or ""
+    async def _fresh(self, change: FileChange, uri: str):
+        """(open document or None, its version) when `change` still fits what is there; else a STALE outcome."""
         if change.read is not None and change.before is not None and change.read != change.before:
             # write_file's content was written from what the agent read; proposing it now
             # would quietly undo what the person (or a command) changed since.
@@ -70,19 +71,35 @@ class LspHost(Host):
         if doc is not None:
             if change.before is None or doc.source != change.before:
                 return EditOutcome(EditStatus.STALE, "the open document differs from the text the edit was made for")
-            version = doc.version
-        else:
-            stale = await asyncio.to_thread(_disk_stale, change)
-            if stale:
-                return EditOutcome(EditStatus.STALE, stale)
-            version = None
+            return doc, doc.version
+        stale = await asyncio.to_thread(_disk_stale, change)
+        if stale:
+            return EditOutcome(EditStatus.STALE, stale)
+        return None, None
+
+    async def apply_edit(self, change: FileChange) -> EditOutcome:
+        uri = from_fs_path(str(change.path)) or ""
+        fresh = await self._fresh(change, uri)
+        if isinstance(fresh, EditOutcome):
+            return fresh
+        doc, version = fresh
         opts = self.ls.config.options
+        needs_confirmation = not self.ls.config.settings.auto_approve
+        if needs_confirmation and self.ls.inline_review():
+            # No preview in this client: the edit waits as diagnostics until Accept / Reject.
+            if not await self.ls.review.decide(uri, change, minimal_edits(change, self.ls.encoding)):
+                return EditOutcome(EditStatus.REJECTED, "rejected in the inline review")
+            fresh = await self._fresh(change, uri)  # the person may have typed, or opened it, meanwhile
+            if isinstance(fresh, EditOutcome):
+                return fresh
+            doc, version = fresh
+            needs_confirmation = False  # accepted already: applying it must not ask again
         edit = workspace_edit(
             change,
             uri,
             version,
             self.ls.encoding,
-            needs_confirmation=not self.ls.config.settings.auto_approve,
+            needs_confirmation=needs_confirmation,
             create_file=change.is_new_file and self._client_creates_files(),
         )
         label = f"agent: {change.tool} {change.display_path}"
@@ -189,6 +206,21 @@ class LspHost(Host):
             log.info("showMessageRequest failed: %s", e)
             return False
         return getattr(answer, "title", None) == ALLOW
+
+    async def trust_project(self, root: Path, question: str) -> bool:
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"agent-lsp: {question}",
+            actions=[types.MessageActionItem(title=TRUST), types.MessageActionItem(title=DONT_TRUST)],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("showMessageRequest (trust) failed: %s", e)
+            return False
+        return getattr(answer, "title", None) == TRUST
 
     async def ask_user(self, question: str) -> str | None:
         if not self.can_ask:

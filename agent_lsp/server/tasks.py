@@ -19,6 +19,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from ..agent import settings_files
 from ..agent.loop import Session, TurnResult
 from ..agent.paths import Workspace
 from ..agent.transcript import Transcript
@@ -44,6 +45,7 @@ class TaskRunner:
         self.current: asyncio.Task[TurnResult] | None = None
         self.request_id: Any = None
         self.cancel_requested = False
+        self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
 
     @property
     def busy(self) -> bool:
@@ -92,8 +94,10 @@ class TaskRunner:
         if self.busy:
             raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
         workspace = self.workspace_for(file)
+        self.ls.review.clear()  # nothing of an earlier task stays up for review
         token = await self._begin_progress(title, text)
         host = LspHost(self.ls, token)
+        await self._use_settings_files(workspace.root, host)
         session = self._session(workspace, host)
         self.cancel_requested = False
         self.request_id = self.ls.protocol.msg_id
@@ -131,6 +135,20 @@ class TaskRunner:
             }.get(result.status, types.MessageType.Error)
             self.ls.show(f"agent: {result.answer}" if result.answer else f"agent: {outcome}", kind)
         return result.as_dict()
+
+    async def _use_settings_files(self, root: Path, host: LspHost) -> None:
+        """The workspace's settings files under the editor's settings; trust asked once per session."""
+        files = settings_files.read(root)
+        trusted = files.trusted()
+        if not trusted and self.declined.get(root) != files.subjects():
+            trusted = await settings_files.ensure_trusted(host, files)
+            if not trusted:
+                self.declined[root] = files.subjects()
+        before = (self.ls.config.files, self.ls.config.trusted)
+        notes = self.ls.config.use_files(files, trusted)
+        if before != (files, trusted):
+            for note in notes:
+                self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
 
     # ------------------------------------------------------------ progress
 

@@ -19,7 +19,8 @@ from pygls.uris import to_fs_path
 
 from ...agent.paths import PathError
 from ..app import AgentServer, server
-from ..commands import FIX_DIAGNOSTIC, RUN_TASK
+from ..commands import ACCEPT_EDIT, FIX_DIAGNOSTIC, REJECT_EDIT, RUN_TASK
+from ..review import ACCEPT_TITLE, REJECT_TITLE, is_pending_diagnostic
 
 TITLE_CHARS = 70
 
@@ -47,10 +48,12 @@ def _known(ls: AgentServer, uri: str) -> bool:
 )
 def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
+    actions: list[types.CodeAction] = _review_actions(ls, uri)
     if not _known(ls, uri):
-        return []
-    actions: list[types.CodeAction] = []
+        return actions  # an agent's pending edit may still be reviewed (a new file); nothing else
     for diag in params.context.diagnostics or []:
+        if is_pending_diagnostic(diag):  # the agent's own pending edit: no "Fix with agent" for it
+            continue
         title = f"Fix with agent: {_short(diag.message)}"
         actions.append(
             types.CodeAction(
@@ -81,3 +84,20 @@ def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.
         )
     )
     return actions
+
+
+def _review_actions(ls: AgentServer, uri: str) -> list[types.CodeAction]:
+    """Accept / Reject for the edit waiting in this document, first in the menu, anywhere in it."""
+    item = ls.review.pending(uri)
+    if item is None:
+        return []
+    return [
+        types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=item.diagnostics or None,
+            is_preferred=command == ACCEPT_EDIT or None,
+            command=types.Command(title=title, command=command, arguments=[{"uri": uri}]),
+        )
+        for title, command in ((ACCEPT_TITLE, ACCEPT_EDIT), (REJECT_TITLE, REJECT_EDIT))
+    ]

@@ -10,6 +10,7 @@ import logging
 
 from lsprotocol import types
 
+from ...agent import settings_files
 from .. import clients
 from ..app import AgentServer, server
 from ..config import SECTION
@@ -24,6 +25,11 @@ def _apply(ls: AgentServer, payload, source: str) -> None:
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
+    # Settings files first (trusted parts only: asking waits for the first task), the editor's values over them.
+    roots = ls.roots()
+    files = settings_files.read(roots[0] if roots else None)
+    for note in ls.config.use_files(files, files.trusted()):
+        ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
     _apply(ls, params.initialization_options, "initializationOptions")
     clients.adapt(ls, params)
 
