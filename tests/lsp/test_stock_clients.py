@@ -179,8 +179,8 @@ async def test_no_code_actions_for_an_unknown_document(editors, workspace, model
 
 
 def eglot19_capabilities() -> types.ClientCapabilities:
-    """eglot 1.9's capabilities (no general, no window), from the Emacs 29 preset minus what 1.9 lacks."""
-    caps = copy.deepcopy(capabilities("emacs"))
+    """eglot 1.9's capabilities (no general, no window, no change annotations), from the Emacs 29 preset."""
+    caps = copy.deepcopy(capabilities("emacs", annotations=False))
     caps.general = None
     caps.window = None
     return caps
@@ -249,8 +249,8 @@ async def test_eglot_with_the_snippet_hears_nothing_about_it(editors, workspace,
 
 
 async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(editors, workspace, model):
-    """Two accepted edits of an open file: judged accepted, written by the server, and one
-    log line about "changed since visited" that names the snippet."""
+    """Two edits of an open file accepted in the inline review: judged accepted, written by
+    the server, and one log line about "changed since visited" that names the snippet."""
     path = workspace / "calc.py"
     path.write_text("def add(a, b):\n    return a - b\n\n\ndef one():\n    return 2\n")
     editors.append(ed := await start_stdio(workspace, model.base_url, caps=eglot19_capabilities()))
@@ -262,6 +262,14 @@ async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(edito
     )
     result = await execute(ed, "agentLsp.runTask", {"task": "fix", "uri": uri})
     assert result["status"] == "started"
+    for _ in range(2):  # eglot 1.9 cannot preview: each edit waits in the inline review
+        pending = await wait_until(lambda: [d for d in ed.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                                   10, "the edit under review")
+        actions = await code_actions(ed, uri, pending[0].range, pending)
+        (accept,) = [a for a in actions if a.title == "Accept agent edit"]
+        assert (await execute(ed, accept.command.command, *accept.command.arguments))["accepted"] is True
+        await wait_until(lambda: not [d for d in ed.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                         10, "the review to end")
     await wait_until(lambda: any("agent: fixed" in m.message for m in ed.client.messages), 15, "the answer")
     fixed = "def add(a, b):\n    return a + b\n\n\ndef one():\n    return 1\n"
     assert path.read_text() == fixed and ed.docs[uri][1] == fixed
