@@ -49,9 +49,19 @@
 
 ;; --- the person's answers, typed into the real prompts ---------------------------
 
+(defun drv-screen ()
+  "What is on screen: the visible text of every window, with its buffer's name."
+  (vconcat
+   (mapcar (lambda (w)
+             (with-current-buffer (window-buffer w)
+               (list :name (buffer-name) :mode (symbol-name major-mode)
+                     :text (buffer-substring-no-properties (window-start w) (window-end w t)))))
+           (window-list nil 'no-minibuf))))
+
 (defun drv-before-y-or-n-p (prompt &rest _)
   (let ((want (pop drv-confirms)))
     (drv-record "confirm" prompt want)
+    (plist-put (car drv-prompts) :screen (drv-screen))
     (drv-keys (if want (list (aref want 0)) (list ?\C-g)))))
 (advice-add 'y-or-n-p :before #'drv-before-y-or-n-p)
 
@@ -161,7 +171,9 @@
   (> (- (float-time) drv-step-started) (/ (plist-get s :ms) 1000.0)))
 
 (defun drv-step-snapshot (s)
-  (drv-put (or (plist-get s :name) "buffer") (drv-buffer-state))
+  (let ((name (or (plist-get s :name) "buffer")))
+    (drv-put name (drv-buffer-state))
+    (drv-put (concat name "_windows") (length (window-list nil 'no-minibuf))))
   t)
 
 (defvar drv-responsive nil)

@@ -61,11 +61,28 @@ vim.fn.inputlist = function(items)
   return choice
 end
 
--- confirm(): the edit confirmation (0.10+ built in; 0.7 through the documented handler).
+-- What is on screen: the visible lines of every window of the tab page.
+local function screen()
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local buf = vim.api.nvim_win_get_buf(win)
+    local top, bot = unpack(vim.api.nvim_win_call(win, function()
+      return { vim.fn.line('w0'), vim.fn.line('w$') }
+    end))
+    out[#out + 1] = {
+      name = vim.api.nvim_buf_get_name(buf),
+      filetype = vim.api.nvim_buf_get_option(buf, 'filetype'),
+      text = table.concat(vim.api.nvim_buf_get_lines(buf, top - 1, bot, false), '\n'),
+    }
+  end
+  return out
+end
+
+-- confirm(): the edit confirmation (the documented configs' preview handler; Neovim's own otherwise).
 local confirm = vim.fn.confirm
 vim.fn.confirm = function(msg, ...)
   local want = table.remove(answers.confirm, 1)
-  R.prompts[#R.prompts + 1] = { kind = 'confirm', title = msg, want = want or vim.NIL, t = ms() }
+  R.prompts[#R.prompts + 1] = { kind = 'confirm', title = msg, want = want or vim.NIL, t = ms(), screen = screen() }
   feed(want or '<Esc>')
   local choice = confirm(msg, ...)
   R.prompts[#R.prompts].choice = choice
@@ -146,6 +163,7 @@ end
 
 function steps.snapshot(s)
   R[s.name or 'buffer'] = buffer_state()
+  R[(s.name or 'buffer') .. '_windows'] = #vim.api.nvim_tabpage_list_wins(0)
 end
 
 function steps.checktime(s)
