@@ -148,6 +148,41 @@ function steps.keys(s)
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(s.keys, true, false, true), 'mx', false)
 end
 
+-- Wait until a diagnostic from `source` (e.g. agent-lsp's pending edit) is in the buffer.
+function steps.wait_diagnostic(s)
+  local found
+  local ok = vim.wait(s.ms or 20000, function()
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      if d.source == s.source then
+        found = d
+        return true
+      end
+    end
+    return false
+  end, 20)
+  assert(ok, 'no diagnostic from ' .. s.source)
+  R[s.name or 'diagnostic'] = { message = found.message, lnum = found.lnum, severity = found.severity }
+end
+
+function steps.wait_no_diagnostic(s)
+  local ok = vim.wait(s.ms or 10000, function()
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      if d.source == s.source then
+        return false
+      end
+    end
+    return true
+  end, 20)
+  assert(ok, 'the diagnostics from ' .. s.source .. ' did not go away')
+end
+
+function steps.wait_text(s)
+  local ok = vim.wait(s.ms or 20000, function()
+    return buffer_state().text:find(s.text, 1, true) ~= nil
+  end, 20)
+  assert(ok, 'the buffer never held ' .. s.text)
+end
+
 function steps.wait_message(s)
   local ok = vim.wait(s.ms or 20000, function()
     return messages():find(s.text, 1, true) ~= nil
