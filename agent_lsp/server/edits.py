@@ -9,28 +9,21 @@ or code points when the client asked for those.
 
 from __future__ import annotations
 
-import difflib
+import re
 from bisect import bisect_right
+from itertools import accumulate
 
 from lsprotocol import types
 
+from ..agent import linediff
 from ..agent.host import FileChange
+
+_EOL = re.compile(r"\r\n|\r|\n")
 
 
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts. LSP ends lines at \\n, \\r\\n or \\r."""
-    starts = [0]
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            starts.append(i + 1)
-        elif ch == "\r":
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 1
-            starts.append(i + 1)
-        i += 1
-    return starts
+    return [0, *(m.end() for m in _EOL.finditer(text))]
 
 
 def units(s: str, encoding: str) -> int:
@@ -69,16 +62,12 @@ def minimal_edits(change: FileChange, encoding: str) -> list[tuple[types.Range, 
         return [(pm.range(0, 0), change.after)]
     old_lines = before.splitlines(keepends=True)
     new_lines = change.after.splitlines(keepends=True)
-    offsets = [0]
-    for ln in old_lines:
-        offsets.append(offsets[-1] + len(ln))
-    edits = []
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        edits.append((pm.range(offsets[i1], offsets[i2]), "".join(new_lines[j1:j2])))
-    return edits
+    offsets = list(accumulate(map(len, old_lines), initial=0))
+    return [
+        (pm.range(offsets[i1], offsets[i2]), "".join(new_lines[j1:j2]))
+        for tag, i1, i2, j1, j2 in linediff.opcodes(old_lines, new_lines)
+        if tag != "equal"
+    ]
 
 
 def workspace_edit(

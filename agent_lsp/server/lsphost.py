@@ -77,7 +77,8 @@ class LspHost(Host):
                 return EditOutcome(EditStatus.STALE, stale)
             version = None
         opts = self.ls.config.options
-        edit = workspace_edit(
+        edit = await asyncio.to_thread(  # a big rewrite's diff must not hold up the editor's requests
+            workspace_edit,
             change,
             uri,
             version,
