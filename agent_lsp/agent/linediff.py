@@ -98,7 +98,7 @@ def _difflib(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
 def _aligned(lines: Sequence[str]) -> bool:
     """Does git split "".join(lines) into exactly these lines (one \\n each, at the end; the last may lack it)?"""
     ends = sum(map(str.endswith, lines, repeat("\n")))
-    if ends < len(lines) - 1 or (ends == len(lines) - 1 and lines[-1].endswith("\n")):
+    if ends < len(lines) - 1 or (ends == len(lines) - 1 and lines[-1].endswith("\n")) or not lines[-1]:
         return False
     return sum(map(str.count, lines, repeat("\n"))) == ends
 
