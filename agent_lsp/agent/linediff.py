@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from itertools import repeat
+from operator import itemgetter
 from typing import Sequence
 
 Opcode = tuple[str, int, int, int, int]
@@ -95,19 +95,25 @@ def _difflib(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
 
 
-def _aligned(lines: Sequence[str]) -> bool:
-    """Does git split "".join(lines) into exactly these lines (one \\n each, at the end; the last may lack it)?"""
-    ends = sum(map(str.endswith, lines, repeat("\n")))
-    if ends < len(lines) - 1 or (ends == len(lines) - 1 and lines[-1].endswith("\n")) or not lines[-1]:
+def _aligned(lines: Sequence[str], joined: str) -> bool:
+    """Does git split `joined` ("".join(lines)) into exactly these lines: one \\n each, at
+    the end, except perhaps the last (never empty)? Counted in C, not line by line."""
+    try:
+        lasts = "".join(map(itemgetter(-1), lines))
+    except IndexError:  # an empty string: no line for git
         return False
-    return sum(map(str.count, lines, repeat("\n"))) == ends
+    ends = lasts.count("\n")
+    if ends != joined.count("\n"):
+        return False  # a newline inside a line
+    return ends == len(lines) or (ends == len(lines) - 1 and lasts[-1] != "\n")
 
 
 def _git_inputs(a: Sequence[str], b: Sequence[str]) -> tuple[bytes, bytes]:
     """The two sides as git will read them: the text itself when git's lines are ours,
     else one number per distinct line (lone CRs, form feeds, any sequence of strings)."""
-    if _aligned(a) and _aligned(b):
-        return "".join(a).encode("utf-8", "surrogatepass"), "".join(b).encode("utf-8", "surrogatepass")
+    ja, jb = "".join(a), "".join(b)
+    if _aligned(a, ja) and _aligned(b, jb):
+        return ja.encode("utf-8", "surrogatepass"), jb.encode("utf-8", "surrogatepass")
     ids = {line: i for i, line in enumerate(set(a).union(b))}
     get = ids.__getitem__
     return (
