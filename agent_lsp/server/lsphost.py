@@ -86,14 +86,16 @@ class LspHost(Host):
         needs_confirmation = not self.ls.config.settings.auto_approve
         if needs_confirmation and self.ls.inline_review():
             # No preview in this client: the edit waits as diagnostics until Accept / Reject.
-            if not await self.ls.review.decide(uri, change, minimal_edits(change, self.ls.encoding)):
+            edits = await asyncio.to_thread(minimal_edits, change, self.ls.encoding)
+            if not await self.ls.review.decide(uri, change, edits):
                 return EditOutcome(EditStatus.REJECTED, "rejected in the inline review")
             fresh = await self._fresh(change, uri)  # the person may have typed, or opened it, meanwhile
             if isinstance(fresh, EditOutcome):
                 return fresh
             doc, version = fresh
             needs_confirmation = False  # accepted already: applying it must not ask again
-        edit = workspace_edit(
+        edit = await asyncio.to_thread(  # a big rewrite's diff must not hold up the editor's requests
+            workspace_edit,
             change,
             uri,
             version,
