@@ -11,6 +11,7 @@ from pathlib import Path
 from .agent import settings_files
 from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
+from .server.transport import add_arguments as add_transport_arguments
 from .terminal import TerminalHost
 
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
@@ -65,8 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(chat)
     demo = sub.add_parser("demo", help="a scratch fizzbuzz with a failing test, fixed by the agent")
     _common(demo)
-    serve = sub.add_parser("serve", help="language server over stdio (or --tcp HOST:PORT)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    serve = sub.add_parser("serve", help="language server over stdio (or --tcp, --ws)")
+    add_transport_arguments(serve)
     serve.add_argument("--log-file", help="also write the server's log here")
     trust = sub.add_parser("trust", help="trust a project's settings files (they may start programs)")
     trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "serve":
         from .server.main import serve
 
-        return serve(tcp=args.tcp, log_file=args.log_file)
+        return serve(args, log_file=args.log_file)
     if args.cmd == "demo":
         from .demo import run_demo
 

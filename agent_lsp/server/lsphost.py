@@ -30,6 +30,7 @@ from pygls.uris import from_fs_path
 from ..agent.context import read_disk_text
 from ..agent.fileio import write_text_atomic
 from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
+from . import clients
 from .app import AgentServer
 from .edits import minimal_edits, workspace_edit
 from .jsonish import jsonable
@@ -131,9 +132,11 @@ class LspHost(Host):
             if outcome is not None:
                 return outcome
         try:
-            await asyncio.to_thread(_sync_disk, change.path, change.after)
+            wrote = await asyncio.to_thread(_sync_disk, change.path, change.after)
         except OSError as e:
             return EditOutcome(EditStatus.FAILED, f"accepted in the editor but not written to disk: {e}")
+        if wrote and confirmed:
+            clients.wrote_behind_buffer(self.ls, change.path)
         return EditOutcome(EditStatus.ACCEPTED)
 
     async def _editor_save(self, uri: str, change: FileChange, confirmed: bool) -> EditOutcome | None:
@@ -269,14 +272,15 @@ def _disk_stale(change: FileChange) -> str | None:
         return f"cannot read the file: {e}"
 
 
-def _sync_disk(path: Path, text: str) -> None:
-    """Make the disk hold `text` (the editor may have written it already)."""
+def _sync_disk(path: Path, text: str) -> bool:
+    """Make the disk hold `text` (the editor may have written it already); True when we wrote."""
     try:
         if read_disk_text(path) == text:
-            return
+            return False
     except (OSError, UnicodeDecodeError):
         pass
     write_text_atomic(path, text)
+    return True
 
 
 def _read_or_none(path: Path) -> str | None:

@@ -4,12 +4,20 @@ The answer is built from the request alone — no disk, no model, no waiting on 
 running task — so the lightbulb is instant. Neovim >= 0.10 and eglot put only this
 server's diagnostics in the context, so a linter's warning never arrives here: the
 range action is how a person reaches the agent from any squiggle in those editors.
+
+A document the commands would refuse (not open and not on disk, not a file, outside
+the workspace) gets no actions: a "Fix with agent" there could only fail later.
 """
 
 from __future__ import annotations
 
-from lsprotocol import types
+import os
+from pathlib import Path
 
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ...agent.paths import PathError
 from ..app import AgentServer, server
 from ..commands import ACCEPT_EDIT, FIX_DIAGNOSTIC, REJECT_EDIT, RUN_TASK
 from ..review import ACCEPT_TITLE, REJECT_TITLE, is_pending_diagnostic
@@ -22,6 +30,18 @@ def _short(text: str) -> str:
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
+def _known(ls: AgentServer, uri: str) -> bool:
+    """Would the commands take this document? (the same checks, minus reading it)"""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if not path:
+        return False
+    try:
+        ls.tasks.workspace_for(Path(path)).resolve(path)
+    except PathError:
+        return False
+    return ls.open_document(uri) is not None or os.path.isfile(path)
+
+
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),
@@ -29,6 +49,8 @@ def _short(text: str) -> str:
 def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     actions: list[types.CodeAction] = _review_actions(ls, uri)
+    if not _known(ls, uri):
+        return actions  # an agent's pending edit may still be reviewed (a new file); nothing else
     for diag in params.context.diagnostics or []:
         if is_pending_diagnostic(diag):  # the agent's own pending edit: no "Fix with agent" for it
             continue
