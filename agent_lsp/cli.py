@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
+from .evals.cli import add_eval_parser
 from .terminal import TerminalHost
 
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="language server over stdio (or --tcp HOST:PORT)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", help="also write the server's log here")
+    add_eval_parser(sub)
     return parser
 
 
@@ -141,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         from .server.main import serve
 
         return serve(tcp=args.tcp, log_file=args.log_file)
+    if args.cmd == "eval":
+        from .evals.cli import run_eval
+
+        return run_eval(args)
     if args.cmd == "demo":
         from .demo import run_demo
 
