@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..agent.compaction import estimate_tokens, message_size
 from ..agent.settings import Settings
 from .task import Task
 
@@ -133,7 +134,8 @@ def prepare(task: Task, run_dir: Path) -> Path:
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     work = run_dir / "work"
-    shutil.copytree(task.repo, work, symlinks=True)
+    # pip compiles the .py files of an installed package, the task's included: leave those out
+    shutil.copytree(task.repo, work, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     return work
 
 
@@ -166,11 +168,13 @@ def _agent_cmd(plan: Plan, task: Task, work: Path, run_dir: Path, max_steps: int
 
 
 def read_transcript(run_dir: Path) -> tuple[str | None, dict]:
-    """The run's transcript path and its last turn_end record."""
+    """The run's transcript path and its figures: the last turn_end record, or, for a run that
+    was killed before it ended, steps and tokens estimated from the messages it recorded."""
     files = sorted((run_dir / "state" / "agent-lsp").glob("*.jsonl"))
     if not files:
         return None, {}
     end: dict = {}
+    messages: list[dict] = []
     for line in files[-1].read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
@@ -178,6 +182,15 @@ def read_transcript(run_dir: Path) -> tuple[str | None, dict]:
             continue
         if record.get("kind") == "turn_end" and isinstance(record.get("data"), dict):
             end = record["data"]
+        elif record.get("kind") == "message" and isinstance(record.get("data"), dict):
+            messages.append(record["data"])
+    if not end and messages:
+        sizes = [message_size(m) for m in messages]
+        replies = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+        end = {"steps": sum(1 for i in replies if messages[i].get("tool_calls")),
+               "prompt_tokens": sum(estimate_tokens(sum(sizes[:i])) for i in replies),
+               "completion_tokens": sum(estimate_tokens(sizes[i]) for i in replies),
+               "tokens_estimated": True}
     return str(files[-1]), end
 
 

@@ -21,7 +21,8 @@ TASKS = load_suite("builtin")
 async def _check(task, run_dir: Path, with_solution: bool) -> tuple[int | None, str]:
     work = prepare(task, run_dir)
     if with_solution:
-        shutil.copytree(task.solution, work, dirs_exist_ok=True, symlinks=True)
+        shutil.copytree(task.solution, work, dirs_exist_ok=True, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     if task.setup:
         rc, out = await run_shell(task.setup, cwd=work, env=task_env(task), timeout=60, log=run_dir / "setup.log")
         assert rc == 0, f"setup failed: {out}"

@@ -131,6 +131,8 @@ def test_a_hanging_agent_is_stopped_at_the_timeout_and_the_rest_go_on(suite, mod
     runs = {x["task"]: x for x in json.loads((tmp_path / "r.json").read_text())["runs"]}
     assert runs["hang"]["status"] == "timeout" and runs["hang"]["passed"] is False
     assert runs["hang"]["reason"] == "timed out after 3s"
+    assert runs["hang"]["steps"] == 1, "the step it was in when killed, read from its transcript"
+    assert runs["hang"]["tokens_estimated"] is True and runs["hang"]["prompt_tokens"] > 0
     assert runs["add"]["passed"] and runs["greet"]["passed"], "the other tasks go on"
     assert took < 40
     assert subprocess.run(["pgrep", "-f", "sleep 127"], capture_output=True).returncode == 1, \
@@ -202,13 +204,37 @@ def test_a_bad_task_file_is_refused_before_anything_runs(suite):
 
 
 def test_via_lsp_passes_a_task(suite, model, tmp_path):
-    model.add(*[solver({"fix add"})] * 4)
+    """Through agent-lsp serve: the edit is a workspace/applyEdit the client applies, the command an Allow."""
+    model.add(tool_call("edit_file", {"path": "calc.py", "old": "a - b", "new": "a + b"}),
+              tool_call("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"}),
+              reply("Fixed calc.py."))
     report = tmp_path / "lsp.json"
     r = run_eval(["--suite", str(suite), "--tasks", "add", "--via", "lsp", "--json", str(report)], model)
     assert r.returncode == 0, r.stderr
     run = json.loads(report.read_text())["runs"][0]
-    assert (run["passed"], run["status"], run["steps"], run["answer"]) == (True, "done", 2, "Fixed calc.py."), run
-    assert run["prompt_tokens"] > 0 and Path(run["transcript"]).is_file()
+    assert (run["passed"], run["status"], run["steps"], run["answer"]) == (True, "done", 3, "Fixed calc.py."), run
+    assert run["prompt_tokens"] > 0 and run["tokens_estimated"] is False and Path(run["transcript"]).is_file()
     log = (Path(run["workspace"]).parent / "agent.log").read_text()
-    assert "(edit accepted: agent: write_file calc.py)" in log, "the edit went through workspace/applyEdit"
+    assert "(edit accepted: agent: edit_file calc.py)" in log, "the edit went through workspace/applyEdit"
+    assert "(allowed: python3 -c" in log, "the command was asked with window/showMessageRequest"
+    assert model.requests[2]["messages"][-1]["content"] == "5\n[exit 0]", "the command ran on the edited file"
     assert "passed 1/1 (100.0%)" in r.stdout
+
+
+def test_the_api_key_reaches_the_model_and_nothing_else(suite, tmp_path):
+    from tests.helpers import KEY
+    from tests.scripted_model import ScriptedModel
+
+    with ScriptedModel(require_key=KEY) as model:
+        model.add(solver({"fix add"}), solver({"fix add"}),
+                  {"status": 400, "body": f'{{"error": {{"message": "bad request from key {KEY}"}}}}'})
+        out, report = tmp_path / "runs", tmp_path / "k.json"
+        r = run_eval(["--suite", str(suite), "--json", str(report), "--out", str(out)], model, AGENT_API_KEY=KEY)
+        assert model.headers[0]["authorization"] == f"Bearer {KEY}"
+    assert r.returncode == 0, r.stderr
+    runs = {x["task"]: x for x in json.loads(report.read_text())["runs"]}
+    assert runs["add"]["passed"] is True
+    assert runs["greet"]["status"] == "error" and "HTTP 400" in runs["greet"]["reason"]
+    assert "[redacted]" in runs["greet"]["reason"]
+    leaks = [p for p in [report, *out.rglob("*")] if p.is_file() and KEY.encode() in p.read_bytes()]
+    assert leaks == [] and KEY not in r.stdout + r.stderr
