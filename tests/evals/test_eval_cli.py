@@ -238,3 +238,28 @@ def test_the_api_key_reaches_the_model_and_nothing_else(suite, tmp_path):
     assert "[redacted]" in runs["greet"]["reason"]
     leaks = [p for p in [report, *out.rglob("*")] if p.is_file() and KEY.encode() in p.read_bytes()]
     assert leaks == [] and KEY not in r.stdout + r.stderr
+
+
+def test_the_builtin_suite_passes_when_the_model_writes_each_reference_solution(model, tmp_path):
+    """The whole harness over the real suite: a model that writes solution/ passes every task."""
+    from agent_lsp.evals.task import load_suite
+    from tests.scripted_model import call, tool_calls
+
+    tasks = {t.prompt: t for t in load_suite("builtin")}
+
+    def answer(body: dict):
+        task = tasks[prompt_of(body)]
+        if body["messages"][-1]["role"] == "tool":
+            return reply(f"Solved {task.name}.")
+        files = sorted(p for p in task.solution.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        return tool_calls(*(call("write_file", {"path": str(p.relative_to(task.solution)), "content": p.read_text()})
+                            for p in files))
+
+    model.add(*[answer] * (2 * len(tasks)))
+    report = tmp_path / "builtin.json"
+    r = run_eval(["--jobs", "2", "--json", str(report)], model, timeout=300)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(report.read_text())
+    failed = [(x["task"], x["reason"]) for x in data["runs"] if not x["passed"]]
+    assert failed == []
+    assert data["summary"]["passed"] == data["summary"]["total"] == len(tasks)
