@@ -12,6 +12,7 @@ from .agent import settings_files
 from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
 from .server.transport import add_arguments as add_transport_arguments
+from .evals.cli import add_eval_parser
 from .terminal import TerminalHost
 
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-file", help="also write the server's log here")
     trust = sub.add_parser("trust", help="trust a project's settings files (they may start programs)")
     trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
+    add_eval_parser(sub)
     return parser
 
 
@@ -173,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         from .server.main import serve
 
         return serve(args, log_file=args.log_file)
+    if args.cmd == "eval":
+        from .evals.cli import run_eval
+
+        return run_eval(args)
     if args.cmd == "demo":
         from .demo import run_demo
 

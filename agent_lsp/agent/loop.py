@@ -24,6 +24,7 @@ from .prompt import system_prompt
 from .registry import TOOLS, Tool
 from .settings import Settings
 from .transcript import Transcript
+from .usage import Usage
 from . import tools as _tools  # noqa: F401  (registers the tools)
 
 CANCELLED_RESULT = "error: cancelled by the user before this finished"
@@ -44,6 +45,9 @@ class TurnResult:
     answer: str
     steps: int
     error: str | None = None
+    prompt_tokens: int = 0  # summed over the turn's model calls (usage.py)
+    completion_tokens: int = 0
+    tokens_estimated: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {"status": self.status, "answer": self.answer, "steps": self.steps}
@@ -70,6 +74,7 @@ class Session:
         self._chars = 0
         self._turn_start = 0
         self.compactions = 0
+        self.usage = Usage()  # of the current (or last) turn
         self.reset()
 
     # ------------------------------------------------------------ history
@@ -110,6 +115,7 @@ class Session:
         """Run one user request to its end. Never raises for model or tool trouble; cancel ends it cleanly."""
         self._append({"role": "user", "content": task})
         self._turn_start = len(self.messages) - 1
+        self.usage = Usage()
         steps = 0
         try:
             while steps < self.settings.max_steps:
@@ -143,13 +149,19 @@ class Session:
             self._repair_pairing("error: " + str(e))
             msg = self.settings.scrub(str(e))
             self.host.emit(Event("error", msg))
-            return TurnResult("error", msg, steps, error=msg)
+            return TurnResult("error", msg, steps, msg, **self.usage.as_dict())
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
         self.host.emit(Event("answer", answer, {"status": status, "steps": steps}))
         if self.transcript is not None:
-            self.transcript.record("turn_end", {"status": status, "steps": steps})
-        return TurnResult(status, answer, steps)
+            self.transcript.record("turn_end", {"status": status, "steps": steps, **self.usage.as_dict()})
+        return TurnResult(status, answer, steps, **self.usage.as_dict())
+
+    async def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                        on_text: Any = lambda _t: None) -> Reply:
+        reply = await self.client.complete(messages, tools, on_text)
+        self.usage.add(reply, messages, tools)
+        return reply
 
     async def _model_step(self, with_tools: bool) -> Reply:
         """One model call, compacting first when the context is nearly full (at most once per step)."""
@@ -158,14 +170,14 @@ class Session:
             compacted = await self._compact()
         on_text = lambda piece: self.host.emit(Event("text", piece))  # noqa: E731
         try:
-            return await self.client.complete(self.messages, self.schemas if with_tools else None, on_text)
+            return await self._complete(self.messages, self.schemas if with_tools else None, on_text)
         except ModelError as e:
             if not e.overflow or compacted:
                 raise
             self.host.emit(Event("status", "the model says the conversation is too long; compacting and retrying"))
             if not await self._compact(force=True):
                 raise ModelError(f"{e} (and there is nothing left to compact)") from None
-            return await self.client.complete(self.messages, self.schemas if with_tools else None, on_text)
+            return await self._complete(self.messages, self.schemas if with_tools else None, on_text)
 
     def _over_budget(self) -> bool:
         budget = self.settings.context_window * self.settings.compact_share
@@ -185,7 +197,7 @@ class Session:
             {"role": "system", "content": compaction.SUMMARY_PROMPT},
             {"role": "user", "content": "Condense this conversation:\n\n" + compaction.summary_input(old, cap_chars)},
         ]
-        reply = await self.client.complete(request, None)
+        reply = await self._complete(request, None)
         summary = _text(reply.message) or "(no summary)"
         self.messages = [self.messages[0], compaction.summary_message(summary, pending if isinstance(pending, str) else None)] + recent
         self._turn_start = 1 if pending else max(1, self._turn_start - cut + 2)
