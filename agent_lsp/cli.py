@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="language server over stdio (or --tcp HOST:PORT)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", help="also write the server's log here")
+    _common(sub.add_parser("acp", help="Agent Client Protocol agent over stdio (Zed, JetBrains, ...)"))
     return parser
 
 
@@ -141,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         from .server.main import serve
 
         return serve(tcp=args.tcp, log_file=args.log_file)
+    if args.cmd == "acp":
+        from .acp.main import serve_acp
+
+        return serve_acp(args)
     if args.cmd == "demo":
         from .demo import run_demo
 
