@@ -36,7 +36,7 @@ from acp.schema import (
 )
 
 from .. import __version__
-from ..agent.loop import Session, TurnResult
+from ..agent.loop import CANCELLED_RESULT, Session, TurnResult
 from ..agent.paths import Workspace
 from ..agent.settings import Settings
 from ..agent.transcript import Transcript
@@ -160,10 +160,11 @@ class AcpAgent:
         except asyncio.CancelledError:  # the connection went away: stop the turn too
             entry.turn.cancel()
             raise
+        result = None if entry.turn.cancelled() else entry.turn.result()
+        entry.host.end_turn("error: " + result.error if result is not None and result.error else CANCELLED_RESULT)
         await entry.host.flush()
-        if entry.turn.cancelled():
+        if result is None:
             return PromptResponse(stop_reason="cancelled")
-        result = entry.turn.result()
         if result.status == "error":
             raise RequestError(INTERNAL_ERROR, f"the model request failed: {result.error or result.answer}")
         return PromptResponse(stop_reason=STOP_REASONS.get(result.status, "end_turn"))

@@ -22,6 +22,7 @@ from acp.schema import ClientCapabilities, PermissionOption, ToolCallLocation, T
 
 from ..agent.context import read_disk_text
 from ..agent.diskhost import apply_to_disk
+from ..agent.loop import CANCELLED_RESULT
 from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
 from ..agent.paths import Workspace
 from ..agent.settings import Settings
@@ -57,6 +58,7 @@ class AcpHost(Host):
         self._extra: dict[str, list[Any]] = {}  # a call's diff or terminal, shown again with its result
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._pump: asyncio.Task[None] | None = None
+        self._open: list[str] = []  # calls started and not finished: a cancel ends them as failed
         self.streamed = False
 
     # ------------------------------------------------------------ updates
@@ -76,6 +78,12 @@ class AcpHost(Host):
             finally:
                 self._queue.task_done()
 
+    def end_turn(self, result: str = CANCELLED_RESULT) -> None:
+        """Close the calls a cancel or an error cut short, as the loop answered them to the model."""
+        for call_id in self._open:
+            self.send(updates.result_update(call_id, result, self._extra.pop(call_id, None)))
+        self._open.clear()
+
     async def flush(self) -> None:
         """Return once every update so far is written (before a request or a response)."""
         await self._queue.join()
@@ -91,9 +99,12 @@ class AcpHost(Host):
             self.send(helpers.update_agent_message_text(event.text))
         elif event.kind == "tool":
             self.current_call = str(data.get("id") or "")
+            self._open.append(self.current_call)
             self.send(updates.start_update(self.current_call, data.get("name") or "", data.get("arguments"), self.workspace))
         elif event.kind == "tool_result":
             call_id = str(data.get("id") or "")
+            if call_id in self._open:
+                self._open.remove(call_id)
             self.send(updates.result_update(call_id, str(data.get("result", "")), self._extra.pop(call_id, None)))
         elif event.kind == "todo":
             self.send(updates.plan_update(data.get("todos", [])))
