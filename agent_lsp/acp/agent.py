@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urlparse
@@ -55,6 +55,8 @@ class AcpSession:
     session: Session
     host: AcpHost
     turn: asyncio.Task[TurnResult] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    cancels: int = 0  # bumped by session/cancel: prompts queued before it end as cancelled
 
     @property
     def busy(self) -> bool:
@@ -150,19 +152,23 @@ class AcpAgent:
         return entry
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
+        """Run one turn. A prompt sent while another runs waits for it (one turn at a time per
+        session); a cancel ends the running turn and every prompt waiting behind it."""
         entry = self._get(session_id)
-        if entry.busy:
-            raise RequestError(INVALID_PARAMS, "a prompt is already running in this session; cancel it or wait")
         task = prompt_text(prompt)
-        entry.turn = asyncio.get_running_loop().create_task(entry.session.run_turn(task))
-        try:
-            await asyncio.wait({entry.turn})
-        except asyncio.CancelledError:  # the connection went away: stop the turn too
-            entry.turn.cancel()
-            raise
-        result = None if entry.turn.cancelled() else entry.turn.result()
-        entry.host.end_turn("error: " + result.error if result is not None and result.error else CANCELLED_RESULT)
-        await entry.host.flush()
+        generation = entry.cancels
+        async with entry.lock:
+            if entry.cancels != generation:
+                return PromptResponse(stop_reason="cancelled")
+            entry.turn = asyncio.get_running_loop().create_task(entry.session.run_turn(task))
+            try:
+                await asyncio.wait({entry.turn})
+            except asyncio.CancelledError:  # the connection went away: stop the turn too
+                entry.turn.cancel()
+                raise
+            result = None if entry.turn.cancelled() else entry.turn.result()
+            entry.host.end_turn("error: " + result.error if result is not None and result.error else CANCELLED_RESULT)
+            await entry.host.flush()
         if result is None:
             return PromptResponse(stop_reason="cancelled")
         if result.status == "error":
@@ -173,7 +179,9 @@ class AcpAgent:
         entry = self.sessions.get(session_id)
         if entry is None:
             log.info("session/cancel for an unknown session %r", session_id)
-        elif entry.busy:
+            return
+        entry.cancels += 1
+        if entry.busy:
             assert entry.turn is not None
             entry.turn.cancel()
 

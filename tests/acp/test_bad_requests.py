@@ -49,14 +49,21 @@ async def test_bad_requests_get_clear_errors(start, workspace, model, tmp_path):
     e = await _error(conn.prompt(session_id=session.session_id, prompt=[]))
     assert e.code == -32602 and "no text" in str(e)
 
-    # one prompt at a time per session
-    model.add(reply("slow", delay=2), reply("after"))
+    # one turn at a time per session: a second prompt waits for the first
+    model.add(reply("slow", delay=1), reply("after"), reply("slow again", delay=5))
     first = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("one")]))
-    await asyncio.sleep(0.5)
-    e = await _error(conn.prompt(session_id=session.session_id, prompt=[text_block("two")]))
-    assert "already running" in str(e)
-    assert (await first).stop_reason == "end_turn"
-    assert (await conn.prompt(session_id=session.session_id, prompt=[text_block("three")])).stop_reason == "end_turn"
+    await asyncio.sleep(0.3)
+    second = await conn.prompt(session_id=session.session_id, prompt=[text_block("two")])
+    assert first.done() and (await first).stop_reason == "end_turn" and second.stop_reason == "end_turn"
+    assert [r["messages"][-1]["content"] for r in model.requests] == ["one", "two"]
+    # a cancel ends the running turn and the prompt waiting behind it
+    third = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("three")]))
+    await asyncio.sleep(0.3)
+    fourth = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("four")]))
+    await asyncio.sleep(0.3)
+    await conn.cancel(session_id=session.session_id)
+    assert (await third).stop_reason == "cancelled" and (await fourth).stop_reason == "cancelled"
+    assert len(model.requests) == 3
     assert proc.returncode is None
 
 
