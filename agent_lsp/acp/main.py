@@ -38,9 +38,13 @@ def serve_acp(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
-    from acp import run_agent
+    try:
+        from acp import run_agent
 
-    from .agent import AcpAgent
+        from .agent import AcpAgent
+    except ImportError as e:
+        print(f"agent-lsp acp needs the ACP SDK ({e}): pip install 'agent-lsp[acp]'", file=sys.stderr)
+        return 2
 
     agent = AcpAgent(lambda root: session_settings(args, root))
 

@@ -22,7 +22,10 @@ import pytest
 from tests.helpers import no_violations  # noqa: F401  (autouse fixture)
 
 ACPLINT = shutil.which("acplint", path=str(Path(sys.executable).parent)) or shutil.which("acplint")
-pytestmark = pytest.mark.skipif(ACPLINT is None, reason="acplint is not installed (pip install -e '.[dev]')")
+pytestmark = [
+    pytest.mark.skipif(ACPLINT is None, reason="acplint is not installed (pip install -e '.[dev]')"),
+    pytest.mark.timeout(450),  # acplint waits out its own timeouts (about a minute a run)
+]
 
 REQUIRED = ["session_lifecycle", "tool_calls", "permissions", "file_operations", "cancel"]
 # The checks acplint 0.1.0 fails on a correct agent, and why (docs/editors.md lists them too).
