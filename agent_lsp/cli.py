@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     trust = sub.add_parser("trust", help="trust a project's settings files (they may start programs)")
     trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
     add_eval_parser(sub)
+    _common(sub.add_parser("acp", help="Agent Client Protocol agent over stdio (Zed, JetBrains, ...)"))
     return parser
 
 
@@ -179,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         from .evals.cli import run_eval
 
         return run_eval(args)
+    if args.cmd == "acp":
+        from .acp.main import serve_acp
+
+        return serve_acp(args)
     if args.cmd == "demo":
         from .demo import run_demo
 

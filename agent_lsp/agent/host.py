@@ -96,5 +96,14 @@ class Host:
         """Ask whether the project at `root` may use what `question` lists. Never a silent yes."""
         return False
 
+    async def run_command(self, command: str, cwd: Path, timeout: float) -> str | None:
+        """Run an approved bash command where the person can watch it (an editor's terminal).
+
+        Return the result text for the model (output, then `[exit N]`), or None to use the
+        local process-group runner. A Host that runs it must keep the runner's promises:
+        stop it at `timeout`, cap the output, and kill it when the turn is cancelled.
+        """
+        return None
+
     def emit(self, event: Event) -> None:
         """Report progress. Must not block: called from the middle of the loop."""

@@ -87,6 +87,11 @@ class Session:
         self.ctx.seen.clear()
         self._append({"role": "system", "content": system_prompt(self.workspace.root, self.workspace.roots[1:])})
 
+    def restore(self, messages: list[dict[str, Any]]) -> None:
+        """Take up an earlier conversation (ACP `session/load`): its messages become the history as they were."""
+        self.messages = list(messages)
+        self._chars = sum(compaction.message_size(m) for m in self.messages)
+
     def _append(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
         self._chars += compaction.message_size(message)
