@@ -32,6 +32,7 @@ class Settings:
     request_timeout: float = 300.0  # seconds without a byte from the model
     temperature: float | None = None
     web_tools: bool = False
+    rg_path: str = ""  # an rg to use before any other (the VS Code extension passes VS Code's own)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
