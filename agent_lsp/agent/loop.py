@@ -143,6 +143,8 @@ class Session:
             self._repair_pairing("error: " + str(e))
             msg = self.settings.scrub(str(e))
             self.host.emit(Event("error", msg))
+            if self.transcript is not None:
+                self.transcript.record("turn_end", {"status": "error", "steps": steps, "error": msg})
             return TurnResult("error", msg, steps, error=msg)
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
@@ -228,6 +230,6 @@ def _text(message: dict[str, Any]) -> str:
 def open_session(root: Path | str, host: Host, settings: Settings, *, transcript: bool = True) -> Session:
     """A session on one folder, with a transcript under the XDG state dir."""
     ws = Workspace([Path(root)])
-    tr = Transcript(scrub=settings.scrub) if transcript else None
+    tr = Transcript(scrub=settings.scrub, roots=ws.roots) if transcript else None
     return Session(ws, host, settings, transcript=tr)
 

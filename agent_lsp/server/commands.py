@@ -20,7 +20,9 @@ RUN_TASK = "agentLsp.runTask"
 FIX_DIAGNOSTIC = "agentLsp.fixDiagnostic"
 CANCEL = "agentLsp.cancel"
 NEW_SESSION = "agentLsp.newSession"
-ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION]
+LIST_SESSIONS = "agentLsp.listSessions"
+SHOW_SESSION = "agentLsp.showSession"
+ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION, LIST_SESSIONS, SHOW_SESSION]
 
 CONTEXT_LINES = 8
 MAX_SELECTION_LINES = 200
