@@ -114,6 +114,7 @@ class Session:
         try:
             while steps < self.settings.max_steps:
                 steps += 1
+                self.host.emit(Event("step", "", {"step": steps, "maxSteps": self.settings.max_steps}))
                 reply = await self._model_step(with_tools=True)
                 if reply.truncated_tool_call:
                     # Never store a broken call: a llama.cpp server answers 500 to every later request.
