@@ -7,7 +7,7 @@
 // Everything is pinned: the dependencies by bundled/requirements.txt (installed with
 // --no-deps, so nothing unlisted sneaks in, and --only-binary :all:, so only wheels), and
 // agent-lsp is this checkout. The result is checked by importing the server with only
-// the standard library and bundled/libs on sys.path (python -S -I).
+// the standard library and bundled/libs on sys.path (python -S -I -B).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -45,7 +45,7 @@ if (fs.existsSync(path.join(libs, 'ripgrep')) || fs.readdirSync(libs).some((n) =
 
 // The server must import from the bundle alone: -S (no site-packages) -I (no PYTHON* env, no cwd).
 const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; print(sys.version.split()[0])`;
-run(['-S', '-I', '-c', check], 'importing the server from bundled/libs');
+run(['-S', '-I', '-B', '-c', check], 'importing the server from bundled/libs');
 
 let files = 0;
 let bytes = 0;
