@@ -48,3 +48,19 @@ async def test_a_missing_rg_path_falls_back(workspace, tmp_path, monkeypatch):
     # and with no rg at all, the pure-Python walk answers the same
     monkeypatch.setenv("AGENT_LSP_NO_RG", "1")
     assert await call_tool(ctx, "grep", {"regex": "needle"}) == "a.py:1: needle = 1"
+
+
+async def test_commands_do_not_see_the_bundled_libs(workspace, monkeypatch):
+    """The VS Code extension runs the server with its bundled libs first on PYTHONPATH;
+    the agent's commands (the person's tests) get the PYTHONPATH the person had."""
+    from agent_lsp.agent.tools.shell import command_env
+
+    monkeypatch.setenv("AGENT_LSP_BUNDLED_LIBS", "/ext/bundled/libs")
+    monkeypatch.setenv("PYTHONPATH", "/ext/bundled/libs:/mine")
+    env = command_env()
+    assert env["PYTHONPATH"] == "/mine" and "AGENT_LSP_BUNDLED_LIBS" not in env
+    monkeypatch.setenv("PYTHONPATH", "/ext/bundled/libs")
+    assert "PYTHONPATH" not in command_env()
+    ctx = make_ctx(workspace)
+    out = await call_tool(ctx, "bash", {"command": "echo \"[${PYTHONPATH-unset}]\""})
+    assert "[unset]" in out, out

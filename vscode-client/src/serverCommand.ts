@@ -176,7 +176,8 @@ async function bundledServer(input: ResolveInput, probe: Probe, libs: string): P
       command: python,
       args: ['-P', '-m', 'agent_lsp', 'serve'],
       source: `the bundled agent-lsp, run by ${from}`,
-      env: { PYTHONPATH: libs + rest },
+      // AGENT_LSP_BUNDLED_LIBS: the server takes these off PYTHONPATH again for the agent's commands.
+      env: { PYTHONPATH: libs + rest, AGENT_LSP_BUNDLED_LIBS: libs },
     };
   };
   const python = input.python?.trim();

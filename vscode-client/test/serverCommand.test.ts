@@ -96,7 +96,7 @@ test('useBundled (the default): the first Python >= 3.11 runs the bundled server
   });
   const r = await resolveServerCommand({ ...bundled, envPythonPath: '/mine' }, probe);
   assert.deepEqual([r.command, r.args], ['/usr/local/bin/python3.12', ['-P', '-m', 'agent_lsp', 'serve']]);
-  assert.deepEqual(r.env, { PYTHONPATH: '/ext/bundled/libs:/mine' });
+  assert.deepEqual(r.env, { PYTHONPATH: '/ext/bundled/libs:/mine', AGENT_LSP_BUNDLED_LIBS: '/ext/bundled/libs' });
   assert.match(r.source, /bundled agent-lsp.*PATH, Python 3\.12/);
   assert.deepEqual(probe.asked, []); // an installed agent-lsp (even on PATH) is not used
 });
