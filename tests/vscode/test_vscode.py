@@ -389,8 +389,8 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
     libs = tmp_path / "vscode" / "extensions" / "agent-lsp.agent-lsp-0.1.0" / "bundled" / "libs"
     assert f"{clean}/python3 -P -m agent_lsp serve with PYTHONPATH={libs}" in start, start
     assert "from the bundled agent-lsp" in start, start
-    (sent,) = {line.split("server settings: ", 1)[1] for line in agent_log.splitlines() if "server settings: " in line}
-    rg_path = json.loads(sent)["rgPath"]
+    sent = [json.loads(line.split("server settings: ", 1)[1]) for line in agent_log.splitlines() if "server settings: " in line]
+    (rg_path,) = {s["rgPath"] for s in sent}
     assert rg_path.endswith("/node_modules/@vscode/ripgrep/bin/rg") and Path(rg_path).is_file(), rg_path
 
     # What the person saw.
