@@ -423,7 +423,7 @@ async function extras(status) {
   await until('the model setting to change', () => JSON.parse(fs.readFileSync(settingsFile, 'utf8'))['agentLsp.model'] === config.pickModel, 15_000, 300);
   const idle = await until('the status bar to show the model', async () => {
     const text = ((await status.textContent()) ?? '').trim();
-    return text.includes(config.pickModel) ? text : false;
+    return text.includes(`Agent: ${config.pickModel}`) ? text : false; // the item, not the "model …" message
   }, 15_000, 300);
   say(`status bar: ${idle}`);
 

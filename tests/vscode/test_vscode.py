@@ -549,7 +549,7 @@ def test_models_and_past_sessions_in_vscode(tmp_path: Path, artifacts_dir) -> No
     assert f"{sys.executable} -m agent_lsp serve (from setting agentLsp.server.python)" in start, start
 
     assert any("scripted-model" in m for m in result["models"]), result["models"]
-    assert "scripted-model" in result["idle"], result
+    assert result["idle"] == "Agent: scripted-model", result
     assert "step 1/50" in result["running"] or "step 2/50" in result["running"], result["running"]
     assert any("What is in notes.txt?" in row for row in result["listed"]), result["listed"]
     past = result["past"]
