@@ -125,6 +125,7 @@ class Session:
         try:
             while steps < self.settings.max_steps:
                 steps += 1
+                self.host.emit(Event("step", "", {"step": steps, "maxSteps": self.settings.max_steps}))
                 reply = await self._model_step(with_tools=True)
                 if reply.truncated_tool_call:
                     # Never store a broken call: a llama.cpp server answers 500 to every later request.
@@ -154,6 +155,9 @@ class Session:
             self._repair_pairing("error: " + str(e))
             msg = self.settings.scrub(str(e))
             self.host.emit(Event("error", msg))
+            if self.transcript is not None:
+                self.transcript.record("turn_end", {"status": "error", "steps": steps, "error": msg,
+                                                    **self.usage.as_dict()})
             return TurnResult("error", msg, steps, msg, **self.usage.as_dict())
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
@@ -245,6 +249,6 @@ def _text(message: dict[str, Any]) -> str:
 def open_session(root: Path | str, host: Host, settings: Settings, *, transcript: bool = True) -> Session:
     """A session on one folder, with a transcript under the XDG state dir."""
     ws = Workspace([Path(root)])
-    tr = Transcript(scrub=settings.scrub) if transcript else None
+    tr = Transcript(scrub=settings.scrub, roots=ws.roots) if transcript else None
     return Session(ws, host, settings, transcript=tr)
 

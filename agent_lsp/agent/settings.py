@@ -36,6 +36,7 @@ class Settings:
     diagnostic_servers: dict = field(default_factory=dict)
     # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
     mcp_servers: dict = field(default_factory=dict)
+    rg_path: str = ""  # an rg to use before any other (the VS Code extension passes VS Code's own)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":

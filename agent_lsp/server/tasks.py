@@ -76,8 +76,10 @@ class TaskRunner:
     def _session(self, workspace: Workspace, host: LspHost) -> Session:
         settings = self.ls.config.settings
         if self.session is None:
-            self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub))
+            self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub, roots=workspace.roots))
         s = self.session
+        if s.transcript is not None:
+            s.transcript.set_workspace(workspace.roots)
         s.workspace = s.ctx.workspace = workspace
         s.host = s.ctx.host = host
         s.settings = s.ctx.settings = settings

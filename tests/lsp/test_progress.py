@@ -93,6 +93,9 @@ async def test_event_stream_for_an_opted_in_client(launch, model, workspace):
     answer = editor.events[-1]
     assert answer["kind"] == "answer" and answer["text"] == ANSWER
     assert answer["data"] == {"status": "done", "steps": 3}
+    steps = [e["data"] for e in editor.events if e["kind"] == "step"]
+    assert steps == [{"step": n, "maxSteps": 10} for n in (1, 2, 3)]  # each before its model call (tests: maxSteps 10)
+    assert kinds.index("step") < kinds.index("tool")
     # in order: the todo comes after its tool call, the text after the last tool result
     assert kinds.index("todo") > kinds.index("tool")
     assert kinds.index("text") > max(i for i, k in enumerate(kinds) if k == "tool_result")

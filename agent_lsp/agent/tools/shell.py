@@ -38,8 +38,18 @@ NON_INTERACTIVE = {
 
 
 def command_env() -> dict[str, str]:
-    """The parent's environment, minus the model's key, plus the non-interactive flags."""
+    """The parent's environment, minus the model's key, plus the non-interactive flags.
+
+    A server run from the VS Code extension's bundled libs has them on PYTHONPATH (named
+    by AGENT_LSP_BUNDLED_LIBS); the person's commands must not import those copies."""
     env = {k: v for k, v in os.environ.items() if k not in SECRET_VARS}
+    bundled = env.pop("AGENT_LSP_BUNDLED_LIBS", "")
+    if bundled and "PYTHONPATH" in env:
+        rest = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and p != bundled]
+        if rest:
+            env["PYTHONPATH"] = os.pathsep.join(rest)
+        else:
+            del env["PYTHONPATH"]
     env.update(NON_INTERACTIVE)
     return env
 
