@@ -181,11 +181,14 @@ def _preset(name: str) -> types.ClientCapabilities:
     return client_capabilities(name)
 
 
-def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None):
+def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None,
+                 agent_lsp: dict[str, Any] | None = None):
     caps = copy.deepcopy(_preset(name))  # parsing the JSON preset is slow; callers change the copy
     exp: dict[str, Any] = {}
     if stream or ask:
         exp["agentLsp"] = {"stream": stream, "askUser": ask}
+    if agent_lsp:  # more experimental.agentLsp capabilities, e.g. {"diagnostics": True}
+        exp.setdefault("agentLsp", {}).update(agent_lsp)
     if exp:
         caps.experimental = exp
     if encodings is not None:
@@ -205,6 +208,7 @@ async def start_editor(
     encodings: list[str] | None = None,
     folders: list[Path] | None = None,
     env: dict[str, str] | None = None,
+    agent_lsp: dict[str, Any] | None = None,
 ) -> Editor:
     client = LanguageClient(converter_factory=_converter)
     register_lsp_features(client)
@@ -212,7 +216,7 @@ async def start_editor(
     server_env.update({"AGENT_BASE_URL": model_url, "AGENT_MODEL": "scripted"})
     server_env.update(env or {})
     await client.start_io(sys.executable, "-m", "agent_lsp", "serve", env=server_env)
-    caps = capabilities(client_name, stream=stream, ask=ask, encodings=encodings)
+    caps = capabilities(client_name, stream=stream, ask=ask, encodings=encodings, agent_lsp=agent_lsp)
     all_folders = folders or [root]
     result = await client.initialize_session(
         types.InitializeParams(

@@ -83,32 +83,34 @@ def problems(diags: list[Any] | None) -> list[Problem] | None:
 class LineMap:
     """Where each line of the text before an edit is in the text after it."""
 
-    def __init__(self, blocks: list[tuple[int, int, int, int]]) -> None:
-        # (old_start, old_end, new_start, new_end), 0-based, end exclusive; equal blocks
-        # have the same length on both sides, changed blocks map to their whole new span
+    def __init__(self, blocks: list[tuple[int, int, int, int, bool]]) -> None:
+        # (old_start, old_end, new_start, new_end, changed), 0-based, end exclusive: an
+        # unchanged block maps line to line, a changed one to its whole new span
         self.blocks = blocks
 
     @classmethod
     def of(cls, change: FileChange) -> "LineMap":
-        before = change.before or ""
+        before, after = change.before or "", change.after
+        old, new = before.split("\n"), after.split("\n")
+        lo, hi_old, hi_new = 0, len(old), len(new)
         if change.span is not None and change.replacement is not None:
+            # only the lines the replaced text touches can differ: diff just those
             i, j = change.span
-            first = before.count("\n", 0, i)
-            last = before.count("\n", 0, j)
-            delta = change.replacement.count("\n") - (last - first)
-            big = 1 << 40
-            return cls([(0, first, 0, first), (first, last + 1, first, last + 1 + delta), (last + 1, big, last + 1 + delta, big + delta)])
-        old, new = before.split("\n"), change.after.split("\n")
-        blocks = []
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-            blocks.append((i1, i2, j1, j2) if tag == "equal" else (i1, max(i2, i1 + 1), j1, max(j2, j1 + 1)))
+            lo = before.count("\n", 0, i)
+            hi_old = before.count("\n", 0, j) + 1
+            hi_new = hi_old + change.replacement.count("\n") - before.count("\n", i, j)
+        blocks = [(0, lo, 0, lo, False)]
+        matcher = difflib.SequenceMatcher(None, old[lo:hi_old], new[lo:hi_new], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            blocks.append((lo + i1, lo + i2, lo + j1, lo + max(j2, j1 + 1) if tag == "delete" else lo + j2, tag != "equal"))
+        blocks.append((hi_old, 1 << 40, hi_new, (1 << 40) + hi_new - hi_old, False))
         return cls(blocks)
 
     def where(self, line: int) -> tuple[int, int]:
         """The new lines (lo, hi inclusive) an old line may now be on; one line unless it was edited."""
-        for o1, o2, n1, n2 in self.blocks:
+        for o1, o2, n1, n2, changed in self.blocks:
             if o1 <= line < o2:
-                if o2 - o1 == n2 - n1:
+                if not changed:
                     return (n1 + line - o1,) * 2
                 return (n1, max(n1, n2 - 1))
         return (line, line)
@@ -182,9 +184,6 @@ class Target:
 
 # ---------------------------------------------------------------- asking the sources
 
-Snapshot = tuple[list[Problem], bool] | None  # (problems, exact), or None when no source answered
-
-
 @dataclass
 class Diagnostics:
     """Per session: the agent's own diagnostic servers, the fix target, and the questions around an edit."""
@@ -193,7 +192,12 @@ class Diagnostics:
     target: Target | None = None
     _servers: Any = None  # lspclient.ServerPool, created on first use when diagnosticServers is set
     _notes: list[str] = field(default_factory=list)
-    editor_silent: bool = False  # the editor left a question unanswered: don't wait on it again
+    editor_silent: bool = False  # the editor left a question unanswered: don't wait on it again this task
+
+    def begin_task(self, target: Target | None) -> None:
+        """A new task: its fix target (or none), and the editor gets another chance to answer."""
+        self.target = target
+        self.editor_silent = False
 
     @property
     def timeout(self) -> float:
@@ -212,27 +216,14 @@ class Diagnostics:
         if self._servers is not None:
             await self._servers.aclose()
 
-    async def snapshot(self, path: Path, text: str | None, budget: float) -> Snapshot:
-        """Every source's problems for `path` holding `text`, each bounded by `budget` seconds."""
-        asks: list[Awaitable[list | None]] = []
-        if not self.editor_silent:
-            asks.append(self._editor(path, budget))
-        pool = self.servers()
-        own = pool is not None and pool.handles(self.ctx.workspace.root, path)
-        if own:
-            asks.append(pool.diagnostics(self.ctx.workspace.root, path, text, budget))
-        if not asks:
-            return None
-        answers = await asyncio.gather(*asks)
-        got = [a for a in answers if a is not None]
-        if not got:
-            return None
-        exact = self.editor_silent or answers[0] is None
-        return [p for a in got for p in (problems(a) or [])], exact
+    # ------------------------------------------------------------ source 1: the editor
 
-    async def _editor(self, path: Path, budget: float) -> list | None:
+    async def editor(self, path: Path, budget: float) -> list[Problem] | None:
+        """What the editor shows for `path` now, or None (it can't tell, or did not answer within `budget`)."""
+        if self.editor_silent:
+            return None
         try:
-            return await asyncio.wait_for(self.ctx.host.diagnostics(path), budget)
+            return problems(await asyncio.wait_for(self.ctx.host.diagnostics(path), budget))
         except TimeoutError:
             self.editor_silent = True
             log.info("the editor did not answer agentLsp/diagnostics within %.1fs; not asking again", budget)
@@ -243,25 +234,39 @@ class Diagnostics:
             log.info("diagnostics from the editor failed: %r", e)
             return None
 
-    async def settled(self, path: Path, text: str, baseline: list[Problem] | None, budget: float) -> Snapshot:
-        """Ask until the answers settle (or `budget` runs out); the last answer, or None."""
+    async def editor_settled(self, path: Path, baseline: list[Problem] | None, budget: float) -> list[Problem] | None:
+        """Ask the editor until its answers settle (or `budget` runs out): its servers publish when they are done."""
         loop = asyncio.get_running_loop()
         start = loop.time()
         deadline = start + budget
-        last: Snapshot = None
+        last: list[Problem] | None = None
         while True:
             left = deadline - loop.time()
             if left <= 0:
                 return last
-            now = await self.snapshot(path, text, left)
+            now = await self.editor(path, left)
             if now is None:
                 return last
-            if now[1]:
-                return now
-            if last is not None and now[0] == last[0] and (now[0] != baseline or loop.time() - start >= QUIET):
+            if last is not None and now == last and (now != baseline or loop.time() - start >= QUIET):
                 return now
             last = now
             await asyncio.sleep(min(POLL, max(0.0, deadline - loop.time())))
+
+    # ------------------------------------------------------------ source 2: our own servers
+
+    async def own(self, path: Path, text: str | None, budget: float) -> list[Problem] | None:
+        """Our servers' problems for `path` holding exactly `text` (final: no settling needed)."""
+        pool = self.servers()
+        if pool is None or text is None or not pool.handles(self.ctx.workspace.root, path):
+            return None
+        return problems(await pool.diagnostics(self.ctx.workspace.root, path, text, budget))
+
+    async def now(self, path: Path, text: str | None) -> list[Problem] | None:
+        """Every source's settled answer for the file as it is; None when none answered."""
+        budget = self.timeout
+        answers = await asyncio.gather(self.editor_settled(path, None, budget), self.own(path, text, budget))
+        got = [a for a in answers if a is not None]
+        return [p for a in got for p in a] if got else None
 
     def take_notes(self) -> list[str]:
         notes, self._notes[:] = list(self._notes), []
@@ -271,47 +276,60 @@ class Diagnostics:
 async def apply_watched(ctx: "ToolContext", change: FileChange, apply: Callable[[FileChange], Awaitable[EditOutcome]]) -> tuple[EditOutcome, str]:
     """Apply `change` through `apply`, and say what it broke (and whether the fix target is gone).
 
-    The baseline question goes out before the edit is proposed and is awaited after it,
-    so an editor that answers slowly costs no time while the person reviews the edit.
+    The editor's baseline is asked for before the edit is proposed (its answer must
+    describe the old text); our own servers are given the old text explicitly, so their
+    baseline runs meanwhile. Each source's delta is its own: after against before.
     """
     diags: Diagnostics | None = getattr(ctx, "diagnostics", None)
     if diags is None:
         return await apply(change), ""
     loop = asyncio.get_running_loop()
     budget = diags.timeout
-    baseline_task = None
+    began = loop.time()
+    own_before: asyncio.Future | None = None
+    editor_before: list[Problem] | None = []
     if change.before is not None:
-        baseline_task = asyncio.ensure_future(diags.snapshot(change.path, change.before, budget))
+        own_before = asyncio.ensure_future(diags.own(change.path, change.before, budget))
+        editor_before = await diags.editor(change.path, budget)
     try:
         outcome = await apply(change)
     except BaseException:
-        if baseline_task is not None:
-            baseline_task.cancel()
+        if own_before is not None:
+            own_before.cancel()
         raise
     if outcome.status is not EditStatus.ACCEPTED:
-        if baseline_task is not None:
-            baseline_task.cancel()
+        if own_before is not None:
+            own_before.cancel()
         return outcome, ""
-    started = loop.time()
+    accepted = loop.time()
+    left = max(budget - (accepted - began), 0.05)  # our servers had the review's time too
     try:
-        before = await asyncio.wait_for(asyncio.shield(baseline_task), budget) if baseline_task else ([], True)
+        before_own = await asyncio.wait_for(asyncio.shield(own_before), left) if own_before is not None else []
     except TimeoutError:
-        baseline_task.cancel()
-        before = None
+        own_before.cancel()
+        before_own = None
+    left = max(budget - (loop.time() - accepted), 0.05)
     moved = LineMap.of(change) if change.before is not None else None
-    left = budget - (loop.time() - started)
-    after = await diags.settled(change.path, change.after, before[0] if before else None, max(left, 0.05))
+    after_editor, after_own = await asyncio.gather(
+        diags.editor_settled(change.path, editor_before, left) if editor_before is not None else _none(),
+        diags.own(change.path, change.after, left) if before_own is not None else _none(),
+    )
     notes = [f"note: {n}" for n in diags.take_notes()]
     target = diags.target
     if target is not None and target.path == change.path and moved is not None:
         target.follow(moved)
-    if after is None or before is None:
+    pairs = [(b, a) for b, a in ((editor_before, after_editor), (before_own, after_own)) if b is not None and a is not None]
+    if not pairs:
         return outcome, "\n".join(notes)
-    fresh = new_problems(before[0], after[0], moved)
+    fresh = [p for b, a in pairs for p in new_problems(b, a, moved)]
     parts = [problems_text(ctx.workspace.display(change.path), fresh)]
     if target is not None and target.path == change.path:
-        parts.append(target.check(after[0]))
+        parts.append(target.check([p for _, a in pairs for p in a]))
     return outcome, "\n".join(parts + notes)
+
+
+async def _none() -> None:
+    return None
 
 
 async def final_note(ctx: "ToolContext") -> str:
@@ -324,12 +342,12 @@ async def final_note(ctx: "ToolContext") -> str:
         text = await ctx.read_text(target.path)
     except (OSError, UnicodeDecodeError):
         text = None
-    now = await diags.settled(target.path, text, None, diags.timeout) if text is not None else None
-    if now is None:
+    now = await diags.now(target.path, text) if text is not None else None
+    if now is None:  # no source answered: say nothing rather than guess (an edit's answer may still know)
         if target.gone is None:
-            return "Whether the problem is gone could not be checked: no diagnostics source answered."
+            return ""
         return "The problem is gone (no longer reported)." if target.gone else "The problem is still reported."
-    target.check(now[0])
+    target.check(now)
     if target.gone:
         return f"The problem is gone: {target.label()} is no longer reported."
     return f"The problem is still reported: {target.label()} (line {target.lines[0] + 1})."
