@@ -1,6 +1,7 @@
 """The `diagnosticServers` a session runs: which server sees which file, started lazily, restarted once.
 
-The setting maps a glob to a command line: `{"*.py": ["ruff", "server"]}`. A glob
+The setting maps a glob to a command line, `{"*.py": ["ruff", "server"]}`, or to a list
+of them, `{"*.py": [["ruff", "server"], ["pyright-langserver", "--stdio"]]}`. A glob
 without a slash matches the file name, one with a slash the path from the workspace
 root. Each (workspace, glob, command) gets one server, started on its first file. A
 server that will not start, or dies a second time, is left alone for the rest of the
@@ -68,13 +69,16 @@ class ServerPool:
         for glob, value in (self.setting() or {}).items():
             if not isinstance(glob, str) or not matches(glob, root, path):
                 continue
-            cmd = command_of(value)
-            if cmd is None:
-                if glob not in self._warned:
-                    self._warned.add(glob)
-                    log.warning("ignored diagnosticServers[%r]: the command must be a list of strings", glob)
-                continue
-            keys.append((root, glob, tuple(cmd)))
+            several = isinstance(value, list) and value and all(isinstance(v, (list, str)) for v in value) \
+                and any(isinstance(v, list) for v in value)
+            for one in (value if several else [value]):
+                cmd = command_of(one)
+                if cmd is None:
+                    if glob not in self._warned:
+                        self._warned.add(glob)
+                        log.warning("ignored diagnosticServers[%r]: a command is a list of strings (or a list of those)", glob)
+                    continue
+                keys.append((root, glob, tuple(cmd)))
         return keys
 
     def handles(self, root: Path, path: Path) -> bool:

@@ -186,3 +186,30 @@ async def test_an_editor_without_the_capability_is_never_asked(launch, workspace
     assert tool_results(model, "edit_file") == ["ok: edited calc.py (line 2 now hold the new text)"]
     await wait_until(lambda: editor.text(uri) != BUGGY, what="the edit")
     assert asked == []
+
+
+async def test_own_servers_run_beside_the_editor_and_stop_with_it(launch, workspace, model, tmp_path, monkeypatch):
+    """diagnosticServers in an editor that also answers: both sources, each against its own baseline."""
+    import sys
+    from pathlib import Path
+
+    from tests.lsp.conftest import processes
+
+    flaky = str(Path(__file__).parents[1] / "servers" / "flaky_lsp.py")
+    (workspace / "calc.py").write_text(BUGGY)
+    editor = await launch(agent_lsp={"diagnostics": True}, env={"FLAKY_LOG": str(tmp_path / "flaky.log")},
+                          init_options={"autoApprove": True, "diagnosticsTimeout": 10,
+                                        "diagnosticServers": {"*.py": [sys.executable, flaky]}})
+    uri = editor.open(workspace / "calc.py")
+    answer_by_text(editor, uri, {"def add(a, b):\n    return a - b  # BAD\n": [diag(1, "editor says", source="ed", code=None)]})
+    model.add(tool_call("edit_file", {"path": "calc.py", "old": "a - b", "new": "a - b  # BAD"}), reply("done"))
+    result = await execute(editor, "agentLsp.runTask", {"task": "mark it"})
+    assert result["status"] == "done", result
+    (edit,) = tool_results(model, "edit_file")
+    assert "New problems in calc.py (2 errors):" in edit, edit
+    assert "line 2: error [flaky B1] bad word" in edit and "line 2: error [ed] editor says" in edit
+    assert processes(flaky)  # still running between tasks
+    from tests.lsp_helpers import stop_editor
+
+    await stop_editor(editor)
+    await wait_until(lambda: not processes(flaky), timeout=5, what="the diagnostic server to stop")
