@@ -122,6 +122,7 @@ async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
         result = await _run_turn_interruptibly(session, task or args.task)
     finally:
         await session.client.aclose()
+        await session.ctx.diagnostics.aclose()  # the diagnosticServers it started
     if result.status == "stepLimit":  # (an error was already shown as it happened)
         host.say(f"agent-lsp: stopped at the step limit ({settings.max_steps})")
     return _exit_code(result)
@@ -168,6 +169,7 @@ async def cmd_chat(args: argparse.Namespace) -> int:
                 host.say("(turn cancelled; the session goes on)")
     finally:
         await session.client.aclose()
+        await session.ctx.diagnostics.aclose()  # the diagnosticServers it started
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,5 +105,9 @@ class Host:
         """
         return None
 
+    async def diagnostics(self, path: Path) -> list[dict[str, Any]] | None:
+        """The problems the person sees in `path` now (LSP Diagnostics as JSON); None when this face can't tell."""
+        return None
+
     def emit(self, event: Event) -> None:
         """Report progress. Must not block: called from the middle of the loop."""

@@ -34,6 +34,7 @@ class Settings:
     web_tools: bool = False
     # glob -> command line of a language server the agent runs itself for diagnostics
     diagnostic_servers: dict = field(default_factory=dict)
+    diagnostics_timeout: float = 3.0  # seconds an edit may wait for the problems it caused
     # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
     mcp_servers: dict = field(default_factory=dict)
     rg_path: str = ""  # an rg to use before any other (the VS Code extension passes VS Code's own)

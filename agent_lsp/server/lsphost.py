@@ -33,13 +33,14 @@ from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
 from . import clients
 from .app import AgentServer
 from .edits import minimal_edits, workspace_edit
-from .jsonish import jsonable
+from .jsonish import jsonable, plain
 
 log = logging.getLogger("agent_lsp.server")
 
 STREAM_NOTIFICATION = "agentLsp/event"
 ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
+DIAGNOSTICS_REQUEST = "agentLsp/diagnostics"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
 ALLOW, DENY = "Allow", "Deny"
 TRUST, DONT_TRUST = "Trust", "Don't trust"
@@ -52,6 +53,7 @@ class LspHost(Host):
         self.stream = bool(ls.experimental("stream"))
         self.can_ask = bool(ls.experimental("askUser"))
         self.can_save = bool(ls.experimental("saveDocument"))
+        self.can_diagnose = bool(ls.experimental("diagnostics"))
 
     # ------------------------------------------------------------ reading
 
@@ -188,6 +190,26 @@ class LspHost(Host):
             if left <= 0:
                 return False
             await self.ls.wait_document_change(uri, left)
+
+    # ------------------------------------------------------------ problems
+
+    async def diagnostics(self, path: Path) -> list[dict[str, Any]] | None:
+        """Every problem the editor shows for `path` (all its servers and linters), via agentLsp/diagnostics.
+
+        The caller bounds the wait (diagnosticsTimeout); a request left unanswered is
+        cancelled with it, so the editor is never kept waiting on us.
+        """
+        if not self.can_diagnose:
+            return None
+        try:
+            result = await self.ls.protocol.send_request_async(DIAGNOSTICS_REQUEST, {"uri": from_fs_path(str(path))})
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # an error answer: this editor can't tell
+            log.info("agentLsp/diagnostics failed: %r", e)
+            return None
+        items = plain(result).get("diagnostics") if isinstance(plain(result), dict) else None
+        return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else None
 
     # ------------------------------------------------------------ questions
 

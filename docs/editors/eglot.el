@@ -38,7 +38,7 @@
                                (plist-put (plist-get workspace :workspaceEdit)
                                           :changeAnnotationSupport '(:groupsOnLabel t))))
     (setq caps (plist-put caps :workspace workspace))
-    (plist-put caps :experimental '(:agentLsp (:saveDocument t)))))
+    (plist-put caps :experimental '(:agentLsp (:saveDocument t :diagnostics t)))))
 
 ;; --- edit previews -----------------------------------------------------------
 ;; Before an agent edit is applied, its unified diff opens in a window below and stays
@@ -165,6 +165,20 @@
                         ((or :error 'eglot-error) 1) ((or :warning 'eglot-warning) 2) (_ 3))
             :source (format "%s" (flymake-diagnostic-backend diag))
             :message (flymake-diagnostic-text diag))))
+
+;; Before and after each edit the server asks what Emacs shows for the file, from every
+;; Flymake backend (linters and eglot alike), so the agent learns what its edit broke.
+;; null: no buffer visits the file, or Flymake is off in it (the agent then claims nothing).
+(cl-defmethod eglot-handle-request
+  ((_server agent-lsp-server) (_method (eql agentLsp/diagnostics)) &key uri &allow-other-keys)
+  (let* ((path (if (fboundp 'eglot-uri-to-path) (eglot-uri-to-path uri) (eglot--uri-to-path uri)))
+         (buf (find-buffer-visiting path)))
+    (if (not (and buf (buffer-local-value 'flymake-mode buf)))
+        (list :diagnostics nil)
+      (with-current-buffer buf
+        (save-restriction
+          (widen)
+          (list :diagnostics (vconcat (mapcar #'agent-lsp--lsp-diagnostic (flymake-diagnostics)))))))))
 
 (defun agent-lsp-fix ()
   "Fix with agent: a diagnostic on this line, from any Flymake backend (linters too).

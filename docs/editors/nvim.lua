@@ -164,7 +164,7 @@ function agent.attach(bufnr)
     capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
       -- the previews above: the server sends needsConfirmation edits instead of its inline review
       workspace = { workspaceEdit = { changeAnnotationSupport = { groupsOnLabel = true } } },
-      experimental = { agentLsp = { saveDocument = true } },
+      experimental = { agentLsp = { saveDocument = true, diagnostics = true } },
     }),
     handlers = handlers,
     init_options = {},
@@ -197,6 +197,63 @@ function agent.exec(command, arguments)
   else
     c.request('workspace/executeCommand', { command = command, arguments = arguments }, done, 0)
   end
+end
+
+-- agentLsp/diagnostics: before and after each edit the server asks what Neovim shows for
+-- the file, from every server and linter (vim.diagnostic, all namespaces), so the agent
+-- learns what its edit broke. Columns become LSP characters in the negotiated encoding.
+-- null: the file is not loaded, or nothing reports on it (the agent then claims nothing).
+local function lsp_character(line, col, encoding)
+  col = math.min(col or 0, #line)
+  if encoding == 'utf-8' then
+    return col
+  end
+  if vim.fn.has('nvim-0.11') == 1 then
+    local ok, n = pcall(vim.str_utfindex, line, encoding, col, false)
+    return ok and n or col
+  end
+  local ok, u32, u16 = pcall(vim.str_utfindex, line, col)
+  if not ok then
+    return col
+  end
+  return encoding == 'utf-32' and u32 or u16
+end
+
+handlers['agentLsp/diagnostics'] = function(_, params, ctx)
+  local bufnr
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.uri_from_bufnr(b) == params.uri then
+      bufnr = b
+    end
+  end
+  if not bufnr then
+    return { diagnostics = vim.NIL }
+  end
+  local diags = vim.diagnostic.get(bufnr)
+  local others = 0
+  for _, c in pairs(vim.lsp.get_clients({ bufnr = bufnr })) do
+    others = others + (c.name ~= 'agent-lsp' and 1 or 0)
+  end
+  if #diags == 0 and others == 0 then
+    return { diagnostics = vim.NIL }
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = client and client.offset_encoding or 'utf-16'
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local function pos(lnum, col)
+    return { line = lnum, character = lsp_character(lines[lnum + 1] or '', col, encoding) }
+  end
+  local out = {}
+  for _, d in ipairs(diags) do
+    out[#out + 1] = {
+      range = { start = pos(d.lnum, d.col), ['end'] = pos(d.end_lnum or d.lnum, d.end_col or d.col) },
+      severity = d.severity,
+      message = d.message,
+      source = d.source,
+      code = d.code,
+    }
+  end
+  return { diagnostics = out }
 end
 
 vim.api.nvim_create_autocmd('FileType', {

@@ -128,6 +128,27 @@
                                                   (plist-get it :message)))))
                    drv-lint-items)))
 
+;; A linter that checks again after every change (Flymake runs it after an idle pause):
+;; the items of the first rule whose :contains the buffer holds, else :default.
+(defvar-local drv-lint-rules nil)
+(defun drv-rules-backend (report &rest _)
+  (let* ((text (buffer-substring-no-properties (point-min) (point-max)))
+         (rule (cl-find-if (lambda (r) (string-search (plist-get r :contains) text))
+                           (plist-get drv-lint-rules :rules)))
+         (items (if rule (plist-get rule :items) (plist-get drv-lint-rules :default))))
+    (funcall report
+             (mapcar (lambda (it)
+                       (save-excursion
+                         (goto-char (point-min))
+                         (forward-line (plist-get it :lnum))
+                         (let* ((bol (point))
+                                (beg (+ bol (plist-get it :col)))
+                                (end (+ bol (or (plist-get it :end_col) (1+ (plist-get it :col))))))
+                           (flymake-make-diagnostic (current-buffer) beg end
+                                                    (if (eql (plist-get it :severity) 1) :error :warning)
+                                                    (plist-get it :message)))))
+                     items))))
+
 ;; --- steps ----------------------------------------------------------------------
 ;; Each returns non-nil when done; a waiting step is called again on the next tick.
 
@@ -189,12 +210,22 @@
   (drv-put (or (plist-get s :name) "watch") drv-responsive)
   t)
 
+(defun drv-step-lint-rules (s)
+  (with-current-buffer drv-file-buffer
+    (unless drv-lint-rules
+      (setq drv-lint-rules s)
+      (add-hook 'flymake-diagnostic-functions #'drv-rules-backend nil t)
+      (flymake-start))
+    (when (> (- (float-time) drv-step-started) 5) (error "the rules linter's diagnostics did not show"))
+    (cl-some (lambda (d) (eq (flymake-diagnostic-backend d) 'drv-rules-backend))
+             (flymake-diagnostics))))
+
 (defconst drv-step-functions
   '(("attach" . drv-step-attach) ("diagnostics" . drv-step-diagnostics)
     ("cursor" . drv-step-cursor) ("keys" . drv-step-keys)
     ("wait_message" . drv-step-wait-message) ("sleep" . drv-step-sleep)
     ("snapshot" . drv-step-snapshot) ("watch" . drv-step-watch)
-    ("watch_report" . drv-step-watch-report)))
+    ("watch_report" . drv-step-watch-report) ("lint_rules" . drv-step-lint-rules)))
 
 ;; --- running --------------------------------------------------------------------
 

@@ -140,6 +140,33 @@ function steps.diagnostics(s)
   vim.diagnostic.set(ns, 0, s.items)
 end
 
+function steps.lint_rules(s)
+  -- A linter that checks again after every change (nvim-lint on TextChanged), publishing
+  -- after `delay_ms`: the items of the first rule whose `contains` the buffer holds.
+  local ns = vim.api.nvim_create_namespace(s.namespace or 'test-rules')
+  local buf = vim.api.nvim_get_current_buf()
+  local function lint()
+    if not vim.api.nvim_buf_is_loaded(buf) then
+      return
+    end
+    local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+    local items = s.default or {}
+    for _, r in ipairs(s.rules or {}) do
+      if text:find(r.contains, 1, true) then
+        items = r.items
+        break
+      end
+    end
+    vim.diagnostic.set(ns, buf, items)
+  end
+  lint()
+  vim.api.nvim_buf_attach(buf, false, {
+    on_lines = function()
+      vim.defer_fn(lint, s.delay_ms or 0)
+    end,
+  })
+end
+
 function steps.cursor(s)
   vim.api.nvim_win_set_cursor(0, { s.line, s.col or 0 })
 end

@@ -33,6 +33,7 @@ import { vscodeRipgrep } from './ripgrep';
 import { commandLine, NoPython, Probe, resolveServerCommand, ServerCommand, ServerNotFound } from './serverCommand';
 import { droppedKeys, publicSettings, redact, SERVER_KEYS, serverSettings, ServerSettings } from './settings';
 import type { Store } from './store';
+import { DIAGNOSTICS, problemsFor } from './problems';
 
 export const RUN_TASK = 'agentLsp.runTask';
 export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
@@ -57,7 +58,7 @@ interface TaskResult {
 class AgentLspFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.agentLsp = { stream: true, askUser: true };
+    experimental.agentLsp = { stream: true, askUser: true, diagnostics: true };
     capabilities.experimental = experimental;
     capabilities.window = { ...capabilities.window, workDoneProgress: false };
   }
@@ -247,6 +248,7 @@ export class AgentClient implements vscode.Disposable {
     client.onNotification(EVENT, (event: AgentEvent) => this.store.dispatch({ type: 'event', event }));
     client.onRequest(ASK_USER, (params: { question?: unknown }, token) => this.askUser(params, token));
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.review.handle(client, params, token));
+    client.onRequest(DIAGNOSTICS, (params: { uri?: unknown }) => problemsFor(client, params));
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped) this.log.info('the server stopped');
       this.updateStatus();
