@@ -13,7 +13,8 @@ import sys
 from typing import Any, TextIO
 
 from .agent.diskhost import DiskHost
-from .agent.host import Event
+from .agent.host import Approval, ApprovalRequest, Event
+from .agent.permissions import rule_label, uncovered_note
 
 
 class StdinReader:
@@ -110,6 +111,19 @@ class TerminalHost(DiskHost):
             return True
         answer = await self._prompt(f"\n[{tool}] {preview}", "allow? [y/N] ")
         return (answer or "").strip().lower() in ("y", "yes")
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        if self.yes:
+            return Approval.ONCE
+        shown = request.preview + uncovered_note(request)
+        if not request.rules:
+            return Approval.ONCE if await self.confirm(request.tool, request.args, shown) else Approval.DENY
+        label = rule_label(request.rules)
+        answer = await self._prompt(
+            f"\n[{request.tool}] {shown}\n  s = allow {label} for this session, a = always allow {label} in this project",
+            "allow? [y]es / [s]ession / [a]lways / [N]o ")
+        return {"y": Approval.ONCE, "yes": Approval.ONCE, "s": Approval.SESSION, "session": Approval.SESSION,
+                "a": Approval.ALWAYS, "always": Approval.ALWAYS}.get((answer or "").strip().lower(), Approval.DENY)
 
     async def trust_project(self, root, question: str) -> bool:
         # asked even under --yes: approving edits is not trusting a stranger's programs

@@ -57,7 +57,7 @@ class Editor:
         self.encoding = encoding
         self.docs: dict[str, tuple[int, str]] = {}  # uri -> (version, text)
         self.edit_policy = "accept"
-        self.command_answer: str | None = "Allow"
+        self.command_answer: str | None = "Allow once"
         self.ask_answer: str | None = "blue"
         self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
         self.message_requests: list[types.ShowMessageRequestParams] = []

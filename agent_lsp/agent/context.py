@@ -9,6 +9,7 @@ from typing import Any
 
 from .host import Host
 from .paths import Workspace
+from .permissions import Gate
 from .settings import Settings
 
 
@@ -21,6 +22,8 @@ class ToolContext:
     # Each file's text as the agent last saw it (read_file, or its own accepted edit),
     # so a whole-file write_file can be checked against what it was written from.
     seen: dict[Path, str] = field(default_factory=dict)
+    # the permission rules in force, with the ones the person allowed for this session
+    gate: Gate = field(default_factory=Gate)
 
     async def read_text(self, path: Path) -> str:
         """The text as the person sees it: the Host's buffer if it has one, else the disk.

@@ -29,7 +29,8 @@ from pygls.uris import from_fs_path
 
 from ..agent.context import read_disk_text
 from ..agent.fileio import write_text_atomic
-from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.permissions import describe, rule_label
 from .app import AgentServer
 from .edits import workspace_edit
 from .jsonish import jsonable
@@ -40,7 +41,7 @@ STREAM_NOTIFICATION = "agentLsp/event"
 ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
-ALLOW, DENY = "Allow", "Deny"
+ALLOW, DENY = "Allow once", "Deny"
 TRUST, DONT_TRUST = "Trust", "Don't trust"
 
 
@@ -187,6 +188,28 @@ class LspHost(Host):
             log.info("showMessageRequest failed: %s", e)
             return False
         return getattr(answer, "title", None) == ALLOW
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        """Allow once / Allow `<rule>` for this session / Always allow `<rule>` in this project / Deny."""
+        label = rule_label(request.rules)
+        titles = {ALLOW: Approval.ONCE}
+        if request.rules:
+            titles[f"Allow {label} for this session"] = Approval.SESSION
+            titles[f"Always allow {label} in this project"] = Approval.ALWAYS
+        titles[DENY] = Approval.DENY
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=describe(request),
+            actions=[types.MessageActionItem(title=t) for t in titles],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("showMessageRequest failed: %s", e)
+            return Approval.DENY
+        return titles.get(getattr(answer, "title", None) or "", Approval.DENY)
 
     async def trust_project(self, root: Path, question: str) -> bool:
         params = types.ShowMessageRequestParams(
