@@ -89,6 +89,8 @@ class TerminalHost(DiskHost):
             self.say("plan:\n" + "\n".join(lines) if lines else "plan cleared")
         elif event.kind in ("status", "error"):
             self.say(f"[{event.kind}] {event.text}")
+        elif event.kind == "usage":
+            self.say(f"[{event.text}]")
         elif event.kind == "answer":
             if self._mid_line:
                 self.out.write("\n")

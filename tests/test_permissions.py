@@ -168,3 +168,22 @@ def test_trust_covers_the_allow_rules(workspace):
     assert settings_files.read(workspace).trusted()
     write_rules(workspace, allow=["bash(make*)", "bash(curl*)"], trusted=False)
     assert not settings_files.read(workspace).trusted(), "a changed file is asked about again"
+
+
+# ------------------------------------------------------------------ the terminal's question
+
+
+def test_terminal_asks_yes_session_always_no_and_always_is_remembered(workspace, model):
+    from tests.test_cli import agent
+
+    model.add(tool_call("bash", {"command": "touch a.txt && ls"}), reply("ok"))
+    r = agent(["run", "make a"], cwd=workspace, base_url=model.base_url, stdin="a\n")
+    assert r.returncode == 0, r.stderr
+    assert "allow? [y]es / [s]ession / [a]lways / [N]o" in r.stderr
+    assert "not covered by a rule: `touch a.txt`; `ls`" in r.stderr
+    assert "[tokens: " in r.stderr, "the trace shows the tokens used so far"
+    assert json.loads(permissions.permissions_path(workspace).read_text())["allow"] == ["bash(touch*)", "bash(ls*)"]
+    model.add(tool_call("bash", {"command": "touch b.txt"}), reply("ok"))
+    r = agent(["run", "make b"], cwd=workspace, base_url=model.base_url, stdin="")
+    assert r.returncode == 0 and "allow?" not in r.stderr and "trust" not in r.stderr, r.stderr
+    assert (workspace / "b.txt").exists()

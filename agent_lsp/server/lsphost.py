@@ -52,6 +52,8 @@ class LspHost(Host):
         self.stream = bool(ls.experimental("stream"))
         self.can_ask = bool(ls.experimental("askUser"))
         self.can_save = bool(ls.experimental("saveDocument"))
+        self.tokens = ""  # the task's token count so far, as the last `usage` event said it
+        self.last_report = ""
 
     # ------------------------------------------------------------ reading
 
@@ -256,12 +258,18 @@ class LspHost(Host):
             todos = event.data.get("todos", [])
             done = sum(t["status"] == "completed" for t in todos)
             self._report(f"plan {done}/{len(todos)} done")
+        elif event.kind == "usage":
+            self.tokens = event.text
+            self._report(self.last_report or "thinking")
 
     def _report(self, message: str) -> None:
+        """A progress line, with the task's tokens so far after it (`… · tokens: 1,200 prompt + 80 completion`)."""
         if self.progress_token is None:
             return
+        self.last_report = message[:150]
+        shown = f"{self.last_report} · {self.tokens}" if self.tokens else self.last_report
         self.ls.work_done_progress.report(
-            self.progress_token, types.WorkDoneProgressReport(message=message[:200], cancellable=True)
+            self.progress_token, types.WorkDoneProgressReport(message=shown[:250], cancellable=True)
         )
 
 
