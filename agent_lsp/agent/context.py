@@ -24,6 +24,8 @@ class ToolContext:
     seen: dict[Path, str] = field(default_factory=dict)
     # the permission rules in force, with the ones the person allowed for this session
     gate: Gate = field(default_factory=Gate)
+    # what the running task changed (for undo); set by the loop at the start of each task
+    changes: Any = None
 
     async def read_text(self, path: Path) -> str:
         """The text as the person sees it: the Host's buffer if it has one, else the disk.

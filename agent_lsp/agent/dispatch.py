@@ -16,7 +16,7 @@ from typing import Any
 from .context import ToolContext
 from .host import Event
 from .paths import PathError
-from .permissions import DENIED  # noqa: F401  (re-exported: tests and faces use it)
+from .permissions import DENIED, EDIT_TOOLS  # noqa: F401  (DENIED re-exported: tests and faces use it)
 from .registry import Tool, check_arguments
 
 MAX_RESULT_CHARS = 20_000
@@ -88,7 +88,11 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
             if refusal is not None:
                 out = refusal
             else:
-                out = await t.fn(ctx, **args)
+                if ctx.changes is not None and not t.read_only and name not in EDIT_TOOLS:
+                    # a command may change any file: bracket it with snapshots (in git) for undo
+                    out = await ctx.changes.around_command(lambda: t.fn(ctx, **args))
+                else:
+                    out = await t.fn(ctx, **args)
                 if not isinstance(out, str):
                     out = str(out)
     except asyncio.CancelledError:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import compaction, guards
+from . import checkpoints, compaction, guards
 from .context import ToolContext
 from .dispatch import run_tool
 from .host import Event, Host
@@ -112,6 +112,7 @@ class Session:
         self._append({"role": "user", "content": task})
         self._turn_start = len(self.messages) - 1
         self.guards = guards.TaskGuards(max_tokens=self.settings.max_task_tokens)
+        self.ctx.changes = checkpoints.TaskChanges.begin(self.workspace.root, task)  # what undo reverts
         steps = 0
         try:
             while steps < self.settings.max_steps:
