@@ -44,6 +44,11 @@ CONFLICT = "changed by someone else between the task's own steps"
 GIT_TIMEOUT = 60.0
 
 
+def is_command(tool: Any) -> bool:
+    """A tool that may change any file: bash, and MCP tools that are not read-only."""
+    return tool.name == "bash" or (tool.name.startswith("mcp__") and not tool.read_only)
+
+
 # ------------------------------------------------------------------ git snapshots
 
 

@@ -16,7 +16,8 @@ from typing import Any
 from .context import ToolContext
 from .host import Event
 from .paths import PathError
-from .permissions import DENIED, EDIT_TOOLS  # noqa: F401  (DENIED re-exported: tests and faces use it)
+from . import checkpoints
+from .permissions import DENIED  # noqa: F401  (re-exported: tests and faces use it)
 from .registry import Tool, check_arguments
 
 MAX_RESULT_CHARS = 20_000
@@ -88,7 +89,7 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
             if refusal is not None:
                 out = refusal
             else:
-                if ctx.changes is not None and not t.read_only and name not in EDIT_TOOLS:
+                if ctx.changes is not None and checkpoints.is_command(t):
                     # a command may change any file: bracket it with snapshots (in git) for undo
                     out = await ctx.changes.around_command(lambda: t.fn(ctx, **args))
                 else:
