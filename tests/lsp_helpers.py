@@ -134,6 +134,14 @@ class Editor:
         for change in params.edit.document_changes or []:
             if isinstance(change, types.CreateFile):
                 continue
+            if isinstance(change, types.DeleteFile):  # an editor deletes the file and closes its buffer
+                path = Path(to_fs_path(change.uri))
+                if path.exists():
+                    path.unlink()
+                if self.docs.pop(change.uri, None) is not None:
+                    self.client.text_document_did_close(types.DidCloseTextDocumentParams(
+                        text_document=types.TextDocumentIdentifier(uri=change.uri)))
+                continue
             uri = change.text_document.uri
             if uri in self.docs:
                 version, text = self.docs[uri]

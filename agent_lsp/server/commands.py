@@ -20,7 +20,8 @@ RUN_TASK = "agentLsp.runTask"
 FIX_DIAGNOSTIC = "agentLsp.fixDiagnostic"
 CANCEL = "agentLsp.cancel"
 NEW_SESSION = "agentLsp.newSession"
-ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION]
+UNDO_TASK = "agentLsp.undoTask"
+ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION, UNDO_TASK]
 
 CONTEXT_LINES = 8
 MAX_SELECTION_LINES = 200
