@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
     add_eval_parser(sub)
     _common(sub.add_parser("acp", help="Agent Client Protocol agent over stdio (Zed, JetBrains, ...)"))
+    undo = sub.add_parser("undo", help="take back the last task run in this folder (files it changed, created or deleted)")
+    undo.add_argument("-C", "--directory", default=".", help="the workspace folder (default: the current one)")
     return parser
 
 
@@ -133,7 +135,7 @@ async def cmd_chat(args: argparse.Namespace) -> int:
     settings = await _terminal_settings(args, host)
     session = open_session(Path(args.directory), host, settings)
     host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
-              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over.")
+              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over, /undo takes the last task back.")
     try:
         while True:
             sys.stderr.write("\n> ")
@@ -161,6 +163,11 @@ async def cmd_chat(args: argparse.Namespace) -> int:
             if line.strip() == "/new":
                 session.reset()
                 host.say("(new session)")
+                continue
+            if line.strip() == "/undo":
+                from .undo_cli import undo_folder
+
+                host.say(undo_folder(session.workspace.root)[1])
                 continue
             result = await _run_turn_interruptibly(session, line)
             if result.status == "error":  # the error itself was shown as it happened
@@ -195,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.cmd == "trust":
         return cmd_trust(args.directory)
+    if args.cmd == "undo":
+        from .undo_cli import cmd_undo
+
+        return cmd_undo(args.directory)
     try:
         if args.cmd == "run":
             return asyncio.run(cmd_run(args))

@@ -57,7 +57,7 @@ class Editor:
         self.encoding = encoding
         self.docs: dict[str, tuple[int, str]] = {}  # uri -> (version, text)
         self.edit_policy = "accept"
-        self.command_answer: str | None = "Allow"
+        self.command_answer: str | None = "Allow once"
         self.ask_answer: str | None = "blue"
         self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
         self.message_requests: list[types.ShowMessageRequestParams] = []
@@ -133,6 +133,14 @@ class Editor:
             return types.ApplyWorkspaceEditResult(applied=True)
         for change in params.edit.document_changes or []:
             if isinstance(change, types.CreateFile):
+                continue
+            if isinstance(change, types.DeleteFile):  # an editor deletes the file and closes its buffer
+                path = Path(to_fs_path(change.uri))
+                if path.exists():
+                    path.unlink()
+                if self.docs.pop(change.uri, None) is not None:
+                    self.client.text_document_did_close(types.DidCloseTextDocumentParams(
+                        text_document=types.TextDocumentIdentifier(uri=change.uri)))
                 continue
             uri = change.text_document.uri
             if uri in self.docs:

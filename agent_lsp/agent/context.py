@@ -10,6 +10,7 @@ from typing import Any
 from .diagnostics import Diagnostics
 from .host import Host
 from .paths import Workspace
+from .permissions import Gate
 from .settings import Settings
 
 
@@ -22,6 +23,10 @@ class ToolContext:
     # Each file's text as the agent last saw it (read_file, or its own accepted edit),
     # so a whole-file write_file can be checked against what it was written from.
     seen: dict[Path, str] = field(default_factory=dict)
+    # the permission rules in force, with the ones the person allowed for this session
+    gate: Gate = field(default_factory=Gate)
+    # what the running task changed (for undo); set by the loop at the start of each task
+    changes: Any = None
     # the problems around each edit (agent/diagnostics.py): the agent's own servers, a fix's target
     diagnostics: Diagnostics = field(init=False)
 

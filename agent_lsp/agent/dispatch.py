@@ -16,11 +16,12 @@ from typing import Any
 from .context import ToolContext
 from .host import Event
 from .paths import PathError
+from . import checkpoints
+from .permissions import DENIED  # noqa: F401  (re-exported: tests and faces use it)
 from .registry import Tool, check_arguments
 
 MAX_RESULT_CHARS = 20_000
 TRACE_CHARS = 80
-DENIED = "user denied this action"
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:
@@ -84,10 +85,15 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
             out = f"error: unknown tool {name!r}; available tools: {', '.join(available)}"
         else:
             args = check_arguments(t, parse_arguments(raw))
-            if t.gated and not ctx.settings.auto_approve and not await ctx.host.confirm(name, args, scrub(preview(name, args))):
-                out = DENIED
+            refusal = await ctx.gate.check(ctx, name, args, scrub(preview(name, args))) if t.gated else None
+            if refusal is not None:
+                out = refusal
             else:
-                out = await t.fn(ctx, **args)
+                if ctx.changes is not None and checkpoints.is_command(t):
+                    # a command may change any file: bracket it with snapshots (in git) for undo
+                    out = await ctx.changes.around_command(lambda: t.fn(ctx, **args))
+                else:
+                    out = await t.fn(ctx, **args)
                 if not isinstance(out, str):
                     out = str(out)
     except asyncio.CancelledError:

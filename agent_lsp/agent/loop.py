@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import compaction
+from . import checkpoints, compaction, guards
 from .context import ToolContext
 from .dispatch import run_tool
 from .host import Event, Host
@@ -41,7 +41,7 @@ STEP_LIMIT_NOTE = (
 
 @dataclass
 class TurnResult:
-    status: str  # "done" | "cancelled" | "stepLimit" | "error"
+    status: str  # "done" | "cancelled" | "stepLimit" | "tokenLimit" | "loopGuard" | "compactionLimit" | "error"
     answer: str
     steps: int
     error: str | None = None
@@ -74,7 +74,7 @@ class Session:
         self._chars = 0
         self._turn_start = 0
         self.compactions = 0
-        self.usage = Usage()  # of the current (or last) turn
+        self.guards = guards.TaskGuards()  # this task's tokens, repeated failures and compactions
         self.reset()
 
     # ------------------------------------------------------------ history
@@ -120,7 +120,8 @@ class Session:
         """Run one user request to its end. Never raises for model or tool trouble; cancel ends it cleanly."""
         self._append({"role": "user", "content": task})
         self._turn_start = len(self.messages) - 1
-        self.usage = Usage()
+        self.guards = guards.TaskGuards(max_tokens=self.settings.max_task_tokens)
+        self.ctx.changes = checkpoints.TaskChanges.begin(self.workspace.root, task)  # what undo reverts
         steps = 0
         try:
             while steps < self.settings.max_steps:
@@ -141,10 +142,16 @@ class Session:
                         answer += "\n\n(the answer was cut off by the model's output token limit)"
                     return self._finish("done", answer, steps)
                 await self._run_calls(calls)
+                if (stopped := await self._guard_stop(steps)) is not None:
+                    return stopped
             self._append({"role": "user", "content": STEP_LIMIT_NOTE.format(n=self.settings.max_steps)})
             reply = await self._model_step(with_tools=False)
             self._append(reply.message)
             return self._finish("stepLimit", _text(reply.message), steps)
+        except guards.CompactionLimit:
+            return await self._stop_with_summary(
+                "compactionLimit", guards.COMPACTION_LIMIT_NOTE.format(n=guards.MAX_COMPACTIONS), steps,
+                f"stopped: the context filled up again after {guards.MAX_COMPACTIONS} compactions")
         except asyncio.CancelledError:
             task_ = asyncio.current_task()
             if task_ is not None:
@@ -160,16 +167,46 @@ class Session:
                                                     **self.usage.as_dict()})
             return TurnResult("error", msg, steps, msg, **self.usage.as_dict())
 
+    @property
+    def usage(self) -> Usage:
+        """The tokens of the current (or last) task."""
+        return self.guards.usage
+
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
         self.host.emit(Event("answer", answer, {"status": status, "steps": steps}))
         if self.transcript is not None:
             self.transcript.record("turn_end", {"status": status, "steps": steps, **self.usage.as_dict()})
         return TurnResult(status, answer, steps, **self.usage.as_dict())
 
-    async def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                        on_text: Any = lambda _t: None) -> Reply:
-        reply = await self.client.complete(messages, tools, on_text)
+    async def _guard_stop(self, steps: int) -> TurnResult | None:
+        """End the task when a guard tripped: a call looping on one failure, or the token budget."""
+        if self.guards.looped is not None:
+            why = f"stopped by the loop guard: {self.guards.looped} failed the same way {guards.LOOP_STOP} times"
+            self.host.emit(Event("status", why))
+            return self._finish("loopGuard", f"Stopped: {why[11:]}. Change the approach or the task and try again.", steps)
+        if self.guards.over_budget():
+            used, limit = self.guards.total_tokens, self.guards.max_tokens
+            return await self._stop_with_summary(
+                "tokenLimit", guards.TOKEN_LIMIT_NOTE.format(used=used, limit=limit), steps,
+                f"stopped: the task used {used:,} tokens, over maxTaskTokens ({limit:,})")
+        return None
+
+    async def _stop_with_summary(self, status: str, note: str, steps: int, why: str) -> TurnResult:
+        """Ask for a summary without tools (and without compacting), then end the task saying why."""
+        self.host.emit(Event("status", why))
+        self._append({"role": "user", "content": note})
+        reply = await self._complete(self.messages, None, lambda piece: self.host.emit(Event("text", piece)))
+        # no tools were offered: a call in the reply could never be answered, so it is not kept
+        message = {k: v for k, v in reply.message.items() if k != "tool_calls"}
+        message["content"] = _text(reply.message)
+        self._append(message)
+        return self._finish(status, f"{_text(message)}\n\n({why})".lstrip(), steps)
+
+    async def _complete(self, messages: list[dict[str, Any]], tools: list | None, on_text=None) -> Reply:
+        """One model call, counted against the task's tokens (and shown: a `usage` event)."""
+        reply = await self.client.complete(messages, tools, on_text or (lambda _t: None))
         self.usage.add(reply, messages, tools)
+        self.host.emit(Event("usage", self.guards.usage_text(), self.guards.usage_data()))
         return reply
 
     async def _model_step(self, with_tools: bool) -> Reply:
@@ -196,6 +233,7 @@ class Session:
         cut = compaction.cut_point(self.messages)
         if cut is None:
             return False
+        self.guards.allow_compaction()  # a third one in this task raises CompactionLimit
         old, recent = self.messages[1:cut], self.messages[cut:]
         pending = None
         if self._turn_start < cut:  # the current request would be summarised away: keep its words
@@ -229,6 +267,7 @@ class Session:
             else:
                 results = [await run_tool(self.ctx, batch[0], self.tools)]
             for call, result in zip(batch, results):
+                result = self.guards.observe(call, result)
                 self._append({"role": "tool", "tool_call_id": call.get("id", ""), "content": result})
             i += len(batch)
 

@@ -32,6 +32,7 @@ class Settings:
     request_timeout: float = 300.0  # seconds without a byte from the model
     temperature: float | None = None
     web_tools: bool = False
+    max_task_tokens: int = 0  # prompt + completion tokens one task may use; 0: no budget
     # glob -> command line of a language server the agent runs itself for diagnostics
     diagnostic_servers: dict = field(default_factory=dict)
     diagnostics_timeout: float = 3.0  # seconds an edit may wait for the problems it caused
@@ -61,8 +62,8 @@ class Settings:
                 continue
             current = getattr(self, key)
             coerced = coerce_setting(value, current, fields[key].type)
-            if key == "max_retries" and value == 0 and not isinstance(value, bool):
-                coerced = 0  # no retries is a valid choice; other counts must be positive
+            if key in ("max_retries", "max_task_tokens") and value == 0 and not isinstance(value, bool):
+                coerced = 0  # no retries / no budget is a valid choice; other counts must be positive
             if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
                 continue

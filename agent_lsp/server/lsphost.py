@@ -29,7 +29,8 @@ from pygls.uris import from_fs_path
 
 from ..agent.context import read_disk_text
 from ..agent.fileio import write_text_atomic
-from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.permissions import describe, rule_label
 from . import clients
 from .app import AgentServer
 from .edits import minimal_edits, workspace_edit
@@ -42,7 +43,7 @@ ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
 DIAGNOSTICS_REQUEST = "agentLsp/diagnostics"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
-ALLOW, DENY = "Allow", "Deny"
+ALLOW, DENY = "Allow once", "Deny"
 TRUST, DONT_TRUST = "Trust", "Don't trust"
 
 
@@ -54,6 +55,8 @@ class LspHost(Host):
         self.can_ask = bool(ls.experimental("askUser"))
         self.can_save = bool(ls.experimental("saveDocument"))
         self.can_diagnose = bool(ls.experimental("diagnostics"))
+        self.tokens = ""  # the task's token count so far, as the last `usage` event said it
+        self.last_report = ""
 
     # ------------------------------------------------------------ reading
 
@@ -231,6 +234,28 @@ class LspHost(Host):
             return False
         return getattr(answer, "title", None) == ALLOW
 
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        """Allow once / Allow `<rule>` for this session / Always allow `<rule>` in this project / Deny."""
+        label = rule_label(request.rules)
+        titles = {ALLOW: Approval.ONCE}
+        if request.rules:
+            titles[f"Allow {label} for this session"] = Approval.SESSION
+            titles[f"Always allow {label} in this project"] = Approval.ALWAYS
+        titles[DENY] = Approval.DENY
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=describe(request),
+            actions=[types.MessageActionItem(title=t) for t in titles],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("showMessageRequest failed: %s", e)
+            return Approval.DENY
+        return titles.get(getattr(answer, "title", None) or "", Approval.DENY)
+
     async def trust_project(self, root: Path, question: str) -> bool:
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
@@ -276,12 +301,18 @@ class LspHost(Host):
             todos = event.data.get("todos", [])
             done = sum(t["status"] == "completed" for t in todos)
             self._report(f"plan {done}/{len(todos)} done")
+        elif event.kind == "usage":
+            self.tokens = event.text
+            self._report(self.last_report or "thinking")
 
     def _report(self, message: str) -> None:
+        """A progress line, with the task's tokens so far after it (`… · tokens: 1,200 prompt + 80 completion`)."""
         if self.progress_token is None:
             return
+        self.last_report = message[:150]
+        shown = f"{self.last_report} · {self.tokens}" if self.tokens else self.last_report
         self.ls.work_done_progress.report(
-            self.progress_token, types.WorkDoneProgressReport(message=message[:200], cancellable=True)
+            self.progress_token, types.WorkDoneProgressReport(message=shown[:250], cancellable=True)
         )
 
 

@@ -140,7 +140,7 @@ def test_fix_two_edits_accept_allow_then_save(who, project, home, model):
             {"step": "snapshot", "name": "after_task"},
             *person.save,
         ),
-        pick=[*person.fix_picks, "Allow"],
+        pick=[*person.fix_picks, "Allow once"],
         confirm=["y", "y"],
     )
     ok(s)

@@ -110,6 +110,8 @@ async def write_file(ctx: ToolContext, path: str, content: str) -> str:
     outcome, problems = await apply_watched(ctx, change, ctx.host.apply_edit)
     if outcome.status is EditStatus.ACCEPTED:
         ctx.seen[f] = content
+        if ctx.changes is not None:
+            ctx.changes.record_edit(change)
     n = len(content.encode("utf-8"))
     return _edit_result(outcome, path, _with(f"wrote {n} bytes to {path}", problems))
 
@@ -154,6 +156,8 @@ async def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
     outcome, problems = await apply_watched(ctx, change, ctx.host.apply_edit)
     if outcome.status is EditStatus.ACCEPTED:
         ctx.seen[f] = after
+        if ctx.changes is not None:
+            ctx.changes.record_edit(change)
     first = text.count("\n", 0, i) + 1
     last = first + new.count("\n")
     where = f"line {first}" if first == last else f"lines {first}-{last}"
