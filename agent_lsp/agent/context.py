@@ -21,6 +21,7 @@ class ToolContext:
     # Each file's text as the agent last saw it (read_file, or its own accepted edit),
     # so a whole-file write_file can be checked against what it was written from.
     seen: dict[Path, str] = field(default_factory=dict)
+    session: Any = None  # the loop.Session running these calls (spawn_agent starts a child from it)
 
     async def read_text(self, path: Path) -> str:
         """The text as the person sees it: the Host's buffer if it has one, else the disk.

@@ -53,7 +53,8 @@ class Session:
     """One conversation with the model; turns carry history over until `reset`."""
 
     def __init__(self, workspace: Workspace, host: Host, settings: Settings, *,
-                 transcript: Transcript | None = None, client: ModelClient | None = None) -> None:
+                 transcript: Transcript | None = None, client: ModelClient | None = None,
+                 system: str | None = None) -> None:
         self.workspace = workspace
         self.host = host
         self.settings = settings
@@ -66,6 +67,11 @@ class Session:
             if t.optional_group is None or (t.optional_group == "web" and settings.web_tools)
         }
         self.schemas = [t.schema for t in self.tools.values()]
+        self.base_tools = dict(self.tools)
+        # Tool sources beside the registry (MCP servers: agent/mcp.py); their tools join at a turn's start.
+        self.sources: list[Any] = []
+        self.system = system  # a system prompt of its own (a spawn_agent child), else prompt.py's
+        self.ctx.session = self
         self.messages: list[dict[str, Any]] = []
         self._chars = 0
         self._turn_start = 0
@@ -80,7 +86,7 @@ class Session:
         self._chars = 0
         self.ctx.todos.clear()
         self.ctx.seen.clear()
-        self._append({"role": "system", "content": system_prompt(self.workspace.root, self.workspace.roots[1:])})
+        self._append({"role": "system", "content": self.system or system_prompt(self.workspace.root, self.workspace.roots[1:])})
 
     def _append(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -112,6 +118,8 @@ class Session:
         self._turn_start = len(self.messages) - 1
         steps = 0
         try:
+            if self.sources or len(self.tools) != len(self.base_tools):
+                await self._open_sources()
             while steps < self.settings.max_steps:
                 steps += 1
                 reply = await self._model_step(with_tools=True)
@@ -144,6 +152,25 @@ class Session:
             msg = self.settings.scrub(str(e))
             self.host.emit(Event("error", msg))
             return TurnResult("error", msg, steps, error=msg)
+
+    async def _open_sources(self) -> None:
+        """Add the sources' tools after the registry's (a fixed order); a source's notes go to the model once."""
+        tools = dict(self.base_tools)
+        for source in self.sources:
+            more, notes = await source.open(self.host)
+            for t in more:
+                tools.setdefault(t.name, t)
+            for note in notes:
+                self._append({"role": "user", "content": note})
+        self.tools = tools
+        self.schemas = [t.schema for t in tools.values()]
+
+    async def aclose(self) -> None:
+        """End the session: its tool sources stop (MCP servers exit) and the model client closes."""
+        sources, self.sources = self.sources, []
+        for source in sources:
+            await source.aclose()
+        await self.client.aclose()
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
         self.host.emit(Event("answer", answer, {"status": status, "steps": steps}))

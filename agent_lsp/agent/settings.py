@@ -36,6 +36,8 @@ class Settings:
     diagnostic_servers: dict = field(default_factory=dict)
     # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
     mcp_servers: dict = field(default_factory=dict)
+    mcp_timeout: float = 60.0  # seconds an MCP tool call (or a server's start) may take
+    subagent_max_steps: int = 15  # tool rounds of one spawn_agent child
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":

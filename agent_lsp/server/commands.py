@@ -20,7 +20,8 @@ RUN_TASK = "agentLsp.runTask"
 FIX_DIAGNOSTIC = "agentLsp.fixDiagnostic"
 CANCEL = "agentLsp.cancel"
 NEW_SESSION = "agentLsp.newSession"
-ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION]
+SHOW_MEMORY = "agentLsp.showMemory"
+ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION, SHOW_MEMORY]
 
 CONTEXT_LINES = 8
 MAX_SELECTION_LINES = 200

@@ -1,3 +1,3 @@
 """LSP features, one module each; importing this package registers them on `app.server`."""
 
-from . import code_actions, commands, configuration, documents  # noqa: F401
+from . import code_actions, commands, configuration, documents, lifecycle, memory  # noqa: F401
