@@ -117,7 +117,7 @@ class McpServer:
             what = "it exited before it was ready"
         else:
             what = f"{type(e).__name__}: {e}"
-        return what + self._stderr_hint()
+        return what
 
     def _stderr_hint(self) -> str:
         tail = [ln for ln in self.stderr_tail if ln.strip()]
@@ -232,14 +232,14 @@ class McpServer:
 
     def _gone(self, where: str, tool: str) -> str:
         self.session = None
-        self.error = "it exited during a call" + self._stderr_hint()
+        self.error = "it exited during a call"
         return f"error: {where} exited while running {tool}; its tools are unavailable for the rest of this session"
 
     def _fail(self, ctx: ToolContext, tool: str, message: str) -> str:
         """The model gets `message`; the person one line naming the server and the tool."""
         first = message.removeprefix("error: ").removeprefix(f"MCP server {self.name!r}: ").splitlines()[0]
         line = f"MCP server {self.name!r}, tool {tool}: {first[:200]}"
-        if self.session is None and "stderr" not in line:
+        if self.session is None:  # its last words are for the person's log, not the model
             line += self._stderr_hint()
         ctx.host.emit(Event("status", line, {"mcp": self.name, "tool": tool}))
         return message
@@ -351,7 +351,7 @@ class McpTools:
         for server in self.servers:
             if server.session is None:
                 line = f"MCP server {server.name!r} did not start: {server.error}"
-                host.emit(Event("status", line, {"mcp": server.name}))
+                host.emit(Event("status", line + server._stderr_hint(), {"mcp": server.name}))
                 notes.append(f"(note from agent-lsp: {line}; its tools are not available in this session)")
             tools += _tools_of(server)
         self._tools = tools
