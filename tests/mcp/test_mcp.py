@@ -343,3 +343,25 @@ def test_nothing_of_mcp_is_imported_without_a_server(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "IMPORTED []" in out.stdout, out.stdout
+
+
+async def test_a_child_gets_the_read_only_mcp_tools_only(workspace, model):
+    from agent_lsp.agent.tools.agents import CHILD_PROMPT
+
+    def child(body):
+        if body["messages"][0]["content"].startswith(CHILD_PROMPT[:30]):
+            if body["messages"][-1]["role"] == "tool":
+                return {"content": "the server said: " + body["messages"][-1]["content"]}
+            return {"tool_calls": [{"name": "mcp__flaky__echo", "arguments": {"text": "from the child"}}]}
+        return {"content": "done"}
+
+    model.add(tool_call("spawn_agent", {"task": "ask the flaky server"}), child, child, child)
+    session, host, _ = await session_with(workspace, model, {"flaky": flaky_entry()})
+    try:
+        await session.run_turn("go")
+    finally:
+        await session.aclose()
+    child_tools = tool_names(model.requests[1])
+    assert child_tools[:3] == ["read_file", "list_files", "grep"]
+    assert "mcp__flaky__echo" in child_tools and "mcp__flaky__touch" not in child_tools  # touch is not read-only
+    assert last_tool_results(model.requests[-1]) == ["Files the helper read: (none)\n\nthe server said: echo: from the child"]
