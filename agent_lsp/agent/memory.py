@@ -61,7 +61,8 @@ def for_prompt(root: Path) -> str:
 
 def _write(root: Path, head: str, notes: list[str]) -> None:
     head = head.strip() or HEADER.format(root=Path(root).resolve()).strip()
-    write_text_atomic(memory_path(root), head + "\n\n" + "".join(n + "\n" for n in notes))
+    body = "".join(n + "\n" for n in notes)
+    write_text_atomic(memory_path(root), head + "\n" + ("\n" + body if body else ""))
 
 
 def remember(root: Path, note: str, today: str | None = None) -> str:
