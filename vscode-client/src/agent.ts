@@ -36,6 +36,7 @@ export const RUN_TASK = 'agentLsp.runTask';
 export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
 const CANCEL = 'agentLsp.cancel';
 const NEW_SESSION = 'agentLsp.newSession';
+const SHOW_MEMORY = 'agentLsp.showMemory';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
@@ -449,6 +450,18 @@ export class AgentClient implements vscode.Disposable {
       await client.sendRequest(ExecuteCommandRequest.type, { command: NEW_SESSION, arguments: [] });
       this.store.dispatch({ type: 'clear' });
       vscode.window.setStatusBarMessage('Agent: new session — the conversation was forgotten', 4000);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** The agent's memory of this workspace (a file in the server's state dir), opened for editing. */
+  async showMemory(): Promise<void> {
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: SHOW_MEMORY, arguments: [] })) as { path?: string };
+      if (result?.path) await vscode.window.showTextDocument(vscode.Uri.file(result.path));
     } catch (e) {
       void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
     }
