@@ -8,7 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
-from .agent import settings_files
+from .agent import mcp_config, settings_files
 from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
 from .server.transport import add_arguments as add_transport_arguments
@@ -34,6 +34,15 @@ def _settings(args: argparse.Namespace, files: settings_files.SettingsFiles | No
         s.web_tools = True
     s.auto_approve = bool(getattr(args, "yes", False))
     return s, notes
+
+
+async def _terminal_session(args: argparse.Namespace, host: TerminalHost) -> Session:
+    """A session on args.directory with its MCP servers (the project's start only once trusted)."""
+    settings = await _terminal_settings(args, host)
+    session = open_session(Path(args.directory), host, settings)
+    for note in await mcp_config.attach(session, Path(args.directory).resolve()):
+        host.say(f"agent-lsp: {note}")
+    return session
 
 
 async def _terminal_settings(args: argparse.Namespace, host: TerminalHost) -> Settings:
@@ -76,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(sub.add_parser("acp", help="Agent Client Protocol agent over stdio (Zed, JetBrains, ...)"))
     undo = sub.add_parser("undo", help="take back the last task run in this folder (files it changed, created or deleted)")
     undo.add_argument("-C", "--directory", default=".", help="the workspace folder (default: the current one)")
+    mem = sub.add_parser("memory", help="print the path and text of the agent's memory of a folder")
+    mem.add_argument("directory", nargs="?", default=".", help="the workspace folder (default: the current one)")
+    mem.add_argument("--clear", action="store_true", help="empty the memory")
     return parser
 
 
@@ -118,22 +130,20 @@ def _exit_code(result: TurnResult) -> int:
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
     host = TerminalHost(yes=bool(args.yes))
-    settings = await _terminal_settings(args, host)
-    session = open_session(Path(args.directory), host, settings)
+    session = await _terminal_session(args, host)
     try:
         result = await _run_turn_interruptibly(session, task or args.task)
     finally:
-        await session.client.aclose()
-        await session.ctx.diagnostics.aclose()  # the diagnosticServers it started
+        await session.aclose()
     if result.status == "stepLimit":  # (an error was already shown as it happened)
-        host.say(f"agent-lsp: stopped at the step limit ({settings.max_steps})")
+        host.say(f"agent-lsp: stopped at the step limit ({session.settings.max_steps})")
     return _exit_code(result)
 
 
 async def cmd_chat(args: argparse.Namespace) -> int:
     host = TerminalHost(yes=bool(args.yes))
-    settings = await _terminal_settings(args, host)
-    session = open_session(Path(args.directory), host, settings)
+    session = await _terminal_session(args, host)
+    settings = session.settings
     host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
               "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over, /undo takes the last task back.")
     try:
@@ -175,8 +185,20 @@ async def cmd_chat(args: argparse.Namespace) -> int:
             elif result.status == "cancelled":
                 host.say("(turn cancelled; the session goes on)")
     finally:
-        await session.client.aclose()
-        await session.ctx.diagnostics.aclose()  # the diagnosticServers it started
+        await session.aclose()
+
+
+def cmd_memory(directory: str, clear: bool) -> int:
+    from .agent import memory
+
+    root = Path(directory).resolve()
+    if clear:
+        print(f"agent-lsp: cleared the memory of {root} ({memory.clear(root)})")
+        return 0
+    print(memory.memory_path(root))
+    text = memory.read(root)
+    print(text if text else "(empty: the agent has not remembered anything here yet)", end="" if text.endswith("\n") else "\n")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         from .undo_cli import cmd_undo
 
         return cmd_undo(args.directory)
+    if args.cmd == "memory":
+        return cmd_memory(args.directory, args.clear)
     try:
         if args.cmd == "run":
             return asyncio.run(cmd_run(args))

@@ -32,6 +32,7 @@ class ToolContext:
 
     def __post_init__(self) -> None:
         self.diagnostics = Diagnostics(self)
+    session: Any = None  # the loop.Session running these calls (spawn_agent starts a child from it)
 
     async def read_text(self, path: Path) -> str:
         """The text as the person sees it: the Host's buffer if it has one, else the disk.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextvars import ContextVar
 from typing import Any
 
 from .context import ToolContext
@@ -22,6 +23,9 @@ from .registry import Tool, check_arguments
 
 MAX_RESULT_CHARS = 20_000
 TRACE_CHARS = 80
+# The id of the tool call being run (each call of a parallel batch runs in its own task),
+# so a tool that reports nested work (spawn_agent) can name the call it belongs to.
+CALL_ID: ContextVar[str] = ContextVar("agent_lsp_call_id", default="")
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:
@@ -78,6 +82,7 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
     raw = fn.get("arguments")
     scrub = ctx.settings.scrub  # a key pasted into a task must not come back through the trace
     shown_raw = scrub(raw) if isinstance(raw, str) else raw
+    CALL_ID.set(str(call.get("id") or ""))
     ctx.host.emit(Event("tool", scrub(trace_line(name, raw)), {"id": call.get("id"), "name": name, "arguments": shown_raw}))
     try:
         t = available.get(name)
@@ -85,7 +90,8 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
             out = f"error: unknown tool {name!r}; available tools: {', '.join(available)}"
         else:
             args = check_arguments(t, parse_arguments(raw))
-            refusal = await ctx.gate.check(ctx, name, args, scrub(preview(name, args))) if t.gated else None
+            shown = t.describe(args) if t.describe is not None else preview(name, args)
+            refusal = await ctx.gate.check(ctx, name, args, scrub(shown)) if t.gated else None
             if refusal is not None:
                 out = refusal
             else:

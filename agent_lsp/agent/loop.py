@@ -57,7 +57,8 @@ class Session:
     """One conversation with the model; turns carry history over until `reset`."""
 
     def __init__(self, workspace: Workspace, host: Host, settings: Settings, *,
-                 transcript: Transcript | None = None, client: ModelClient | None = None) -> None:
+                 transcript: Transcript | None = None, client: ModelClient | None = None,
+                 system: str | None = None) -> None:
         self.workspace = workspace
         self.host = host
         self.settings = settings
@@ -70,6 +71,11 @@ class Session:
             if t.optional_group is None or (t.optional_group == "web" and settings.web_tools)
         }
         self.schemas = [t.schema for t in self.tools.values()]
+        self.base_tools = dict(self.tools)
+        # Tool sources beside the registry (MCP servers: agent/mcp.py); their tools join at a turn's start.
+        self.sources: list[Any] = []
+        self.system = system  # a system prompt of its own (a spawn_agent child), else prompt.py's
+        self.ctx.session = self
         self.messages: list[dict[str, Any]] = []
         self._chars = 0
         self._turn_start = 0
@@ -85,7 +91,7 @@ class Session:
         self._chars = 0
         self.ctx.todos.clear()
         self.ctx.seen.clear()
-        self._append({"role": "system", "content": system_prompt(self.workspace.root, self.workspace.roots[1:])})
+        self._append({"role": "system", "content": self.system or system_prompt(self.workspace.root, self.workspace.roots[1:])})
 
     def restore(self, messages: list[dict[str, Any]]) -> None:
         """Take up an earlier conversation (ACP `session/load`): its messages become the history as they were."""
@@ -124,6 +130,8 @@ class Session:
         self.ctx.changes = checkpoints.TaskChanges.begin(self.workspace.root, task)  # what undo reverts
         steps = 0
         try:
+            if self.sources or len(self.tools) != len(self.base_tools):
+                await self._open_sources()
             while steps < self.settings.max_steps:
                 steps += 1
                 self.host.emit(Event("step", "", {"step": steps, "maxSteps": self.settings.max_steps}))
@@ -171,6 +179,27 @@ class Session:
     def usage(self) -> Usage:
         """The tokens of the current (or last) task."""
         return self.guards.usage
+
+    async def _open_sources(self) -> None:
+        """Add the sources' tools after the registry's (a fixed order); a source's notes go to the model once."""
+        tools = dict(self.base_tools)
+        for source in self.sources:
+            more, notes = await source.open(self.host)
+            for t in more:
+                tools.setdefault(t.name, t)
+            for note in notes:
+                self._append({"role": "user", "content": note})
+        self.tools = tools
+        self.schemas = [t.schema for t in tools.values()]
+
+    async def aclose(self) -> None:
+        """End the session: its tool sources stop (MCP servers exit), so do the language servers
+        it started for diagnostics, and the model client closes."""
+        sources, self.sources = self.sources, []
+        for source in sources:
+            await source.aclose()
+        await self.ctx.diagnostics.aclose()
+        await self.client.aclose()
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
         self.host.emit(Event("answer", answer, {"status": status, "steps": steps}))

@@ -39,6 +39,8 @@ class Settings:
     # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
     mcp_servers: dict = field(default_factory=dict)
     rg_path: str = ""  # an rg to use before any other (the VS Code extension passes VS Code's own)
+    mcp_timeout: float = 60.0  # seconds an MCP tool call (or a server's start) may take
+    subagent_max_steps: int = 15  # tool rounds of one spawn_agent child
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":

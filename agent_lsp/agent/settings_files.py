@@ -148,4 +148,6 @@ def project_subjects(root: Path) -> dict[str, str]:
     Other project files that start programs (MCP servers, permission rules) add their
     subjects here, so one `trust` covers the whole project as it is now.
     """
-    return read(root).subjects()
+    from . import mcp_config  # (it reads settings files itself)
+
+    return {**read(root).subjects(), **mcp_config.project_subjects(root)}

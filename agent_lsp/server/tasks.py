@@ -19,7 +19,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from ..agent import settings_files
+from ..agent import mcp_config, settings_files
 from ..agent.diagnostics import Target, final_note
 from ..agent.loop import Session, TurnResult
 from ..agent.paths import Workspace
@@ -47,6 +47,8 @@ class TaskRunner:
         self.request_id: Any = None
         self.cancel_requested = False
         self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
+        self.mcp_declined: dict[str, str] = {}  # MCP entries trust said no to (subject -> fingerprint)
+        self._mcp_notes: list[str] = []
 
     @property
     def busy(self) -> bool:
@@ -107,6 +109,7 @@ class TaskRunner:
         await self._use_settings_files(workspace.root, host)
         session = self._session(workspace, host)
         session.ctx.diagnostics.begin_task(Target.of(file, fix) if fix is not None and file is not None else None)
+        await self._use_mcp(session, workspace.root)
         self.cancel_requested = False
         self.request_id = self.ls.protocol.msg_id
         self.current = asyncio.ensure_future(session.run_turn(text))
@@ -173,6 +176,21 @@ class TaskRunner:
         if before != (files, trusted):
             for note in notes:
                 self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
+
+    async def _use_mcp(self, session: Session, root: Path) -> None:
+        """The workspace's MCP servers for the session (kept while their configuration holds)."""
+        notes = await mcp_config.attach(session, root, self.mcp_declined)
+        if notes != self._mcp_notes:
+            for note in notes:
+                self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
+        self._mcp_notes = notes
+
+    async def close(self) -> None:
+        """The editor is leaving: stop the running task and the session's MCP servers."""
+        self.cancel()
+        if self.session is not None:
+            await self.session.aclose()
+            self.session = None
 
     # ------------------------------------------------------------ progress
 

@@ -39,6 +39,7 @@ export const RUN_TASK = 'agentLsp.runTask';
 export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
 const CANCEL = 'agentLsp.cancel';
 const NEW_SESSION = 'agentLsp.newSession';
+const SHOW_MEMORY = 'agentLsp.showMemory';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
@@ -523,6 +524,18 @@ export class AgentClient implements vscode.Disposable {
   /** The API key from the secret storage (for Agent: Select Model's GET /models). */
   async key(): Promise<string | undefined> {
     return this.context.secrets.get(SECRET_KEY);
+  }
+
+  /** The agent's memory of this workspace (a file in the server's state dir), opened for editing. */
+  async showMemory(): Promise<void> {
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: SHOW_MEMORY, arguments: [] })) as { path?: string };
+      if (result?.path) await vscode.window.showTextDocument(vscode.Uri.file(result.path));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   private async askUser(params: { question?: unknown }, token: vscode.CancellationToken): Promise<{ answer: string }> {

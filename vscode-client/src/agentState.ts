@@ -17,7 +17,7 @@ export interface Todo {
 export type Entry =
   | { kind: 'task'; text: string }
   | { kind: 'text'; text: string }
-  | { kind: 'tool'; id: string; name: string; title: string; detail: string; state: 'running' | 'ok' | 'error'; result: string }
+  | { kind: 'tool'; id: string; name: string; title: string; detail: string; state: 'running' | 'ok' | 'error'; result: string; parent?: string }
   | { kind: 'status'; text: string }
   | { kind: 'error'; text: string }
   | { kind: 'answer'; text: string; status: string; steps: number }
@@ -107,7 +107,15 @@ export function describeTool(name: string, rawArgs: unknown): { title: string; d
       return { title: 'Web search', detail: str('query') };
     case 'fetch_url':
       return { title: 'Fetch', detail: str('url') };
+    case 'spawn_agent':
+      return { title: 'Helper', detail: oneLine(str('task')) };
+    case 'remember':
+      return { title: 'Remember', detail: oneLine(str('note')) };
+    case 'forget':
+      return { title: 'Forget', detail: str('match') };
     default: {
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      if (mcp) return { title: `${mcp[1]}: ${mcp[2]}`, detail: oneLine(JSON.stringify(a)) };
       const text = typeof rawArgs === 'string' ? rawArgs : JSON.stringify(rawArgs ?? {});
       return { title: name || 'tool', detail: oneLine(text) };
     }
@@ -223,7 +231,9 @@ export function reduce(s: State, action: Action): State {
           // The plan shows in the todo list and a question as its own entry, not as steps.
           if (name === 'todo_write' || name === 'ask_user') break;
           const { title: t, detail } = describeTool(name, data.arguments);
-          d.push({ kind: 'tool', id: String(data.id ?? ''), name, title: t, detail: detail || ev.text, state: 'running', result: '' });
+          // A spawn_agent child's step names the parent's call: shown nested under it.
+          const parent = data.parent ? { parent: String(data.parent) } : {};
+          d.push({ kind: 'tool', id: String(data.id ?? ''), name, title: t, detail: detail || ev.text, state: 'running', result: '', ...parent });
           activity = oneLine(`${t} ${detail}`, 50);
           break;
         }
