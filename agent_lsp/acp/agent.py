@@ -99,29 +99,34 @@ class AcpAgent:
             raise RequestError(INVALID_PARAMS, f"cwd is not a folder: {cwd}")
         return root
 
-    def _open(self, root: Path, mcp_servers: Any, transcript: Transcript | None = None,
-              history: list[dict[str, Any]] | None = None) -> tuple[str, AcpSession]:
+    def _open(self, root: Path, mcp_servers: Any, extra: dict[str, Any],
+              saved: tuple[str, Path, list[dict[str, Any]]] | None = None) -> tuple[str, AcpSession]:
+        """A session on `root`: a new one, or (`saved`: id, transcript, history) a loaded one."""
         if mcp_servers:
             log.info("ignoring %d MCP server(s) from the client: this agent has no MCP support yet", len(mcp_servers))
+        if extra.get("additional_directories"):
+            log.info("ignoring additionalDirectories: the workspace is the session's cwd only")
         settings = self.settings_for(root)
         workspace = Workspace([root])
-        tr = transcript or Transcript(scrub=settings.scrub)
+        tr = Transcript(scrub=settings.scrub)
+        if saved is not None:
+            tr.session_id, tr.path = saved[0], saved[1]  # the loaded session appends to its own file
         host = AcpHost(self.conn, tr.session_id, self.caps, workspace, settings)
-        session = Session(workspace, host, settings, transcript=None if history is not None else tr)
-        if history is not None:
-            session.restore(history)
-            session.transcript = tr  # from here on the loaded session appends to its own file
+        session = Session(workspace, host, settings, transcript=None if saved is not None else tr)
+        if saved is not None:
+            session.restore(saved[2])
+            session.transcript = tr
         entry = AcpSession(session, host)
         self.sessions[tr.session_id] = entry
         return tr.session_id, entry
 
-    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
-        session_id, _entry = self._open(self._root(cwd), mcp_servers)
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **extra: Any) -> NewSessionResponse:
+        session_id, _entry = self._open(self._root(cwd), mcp_servers, extra)
         log.info("session %s on %s", session_id, cwd)
         return NewSessionResponse(session_id=session_id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
-                           **_: Any) -> LoadSessionResponse:
+                           **extra: Any) -> LoadSessionResponse:
         root = self._root(cwd)
         live = self.sessions.get(session_id)
         if live is not None and live.busy:
@@ -133,10 +138,7 @@ class AcpAgent:
             raise RequestError(RESOURCE_NOT_FOUND, str(e)) from None
         if live is not None:
             await self._close(session_id)
-        settings = self.settings_for(root)
-        tr = Transcript(scrub=settings.scrub)
-        tr.session_id, tr.path = session_id, path
-        _sid, entry = self._open(root, mcp_servers, tr, history)
+        _sid, entry = self._open(root, mcp_servers, extra, (session_id, path, history))
         for update in updates.replay(history[1:], entry.session.workspace):
             entry.host.send(update)
         await entry.host.flush()

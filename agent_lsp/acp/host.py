@@ -154,7 +154,6 @@ class AcpHost(Host):
             kind=updates.kind_of(tool),
             status="pending",
             content=[helpers.tool_content(helpers.text_block(shown))],
-            raw_input=args,
         )
         return await self._permission(tool, call)
 

@@ -36,12 +36,23 @@ def command_env() -> list[EnvVariable]:
 async def run_in_terminal(conn: Any, session_id: str, command: str, cwd: Path, timeout: float,
                           on_terminal: Any = None) -> str | None:
     """Run `command` in a client terminal; None if the client would not create one."""
+    creating = asyncio.ensure_future(conn.create_terminal(
+        session_id=session_id, command="/bin/bash", args=["-c", command], cwd=str(cwd),
+        env=command_env(), output_byte_limit=OUTPUT_BYTE_LIMIT,
+    ))
     try:
-        created = await conn.create_terminal(
-            session_id=session_id, command="/bin/bash", args=["-c", command], cwd=str(cwd),
-            env=command_env(), output_byte_limit=OUTPUT_BYTE_LIMIT,
-        )
+        created = await asyncio.shield(creating)
     except asyncio.CancelledError:
+        # Cancelled while the client was starting it: the command may already run, so
+        # wait for its id (briefly) and kill it then.
+        async def kill_when_created() -> None:
+            try:
+                made = await creating
+            except Exception:  # it never started
+                return
+            await _kill_and_release(conn, session_id, made.terminal_id)
+
+        await _bounded(kill_when_created())
         raise
     except Exception as e:  # the client failed to start it: the local runner takes over
         log.info("terminal/create failed (%s); running the command locally", e)
@@ -60,11 +71,7 @@ async def run_in_terminal(conn: Any, session_id: str, command: str, cwd: Path, t
             exit_status = None
         output = await conn.terminal_output(session_id=session_id, terminal_id=tid)
     except asyncio.CancelledError:
-        cleanup = asyncio.ensure_future(_kill_and_release(conn, session_id, tid))
-        try:
-            await asyncio.wait_for(asyncio.shield(cleanup), CLEANUP_SECONDS)
-        except (TimeoutError, asyncio.CancelledError, Exception):
-            pass
+        await _bounded(_kill_and_release(conn, session_id, tid))
         raise
     except Exception as e:  # the client broke off mid-command: say so, and make sure it stops
         await _kill_and_release(conn, session_id, tid)
@@ -83,6 +90,16 @@ async def run_in_terminal(conn: Any, session_id: str, command: str, cwd: Path, t
     if timed_out:
         return f"{text}[timed out after {timeout:g}s; the command was killed]\n[exit {code if code is not None else 'killed'}]"
     return f"{text}[exit {code if code is not None else 'unknown'}]"
+
+
+async def _bounded(cleanup: Any) -> None:
+    """Run a cancelled command's cleanup to its end in the background, waiting for it at most
+    CLEANUP_SECONDS (the turn must end within a second, the kill must still be sent)."""
+    task = asyncio.ensure_future(cleanup)
+    try:
+        await asyncio.wait({task}, timeout=CLEANUP_SECONDS)
+    except asyncio.CancelledError:
+        pass
 
 
 async def _release(conn: Any, session_id: str, tid: str) -> None:

@@ -52,12 +52,13 @@ class EditorClient:
 
     def __init__(self, *, fs: bool = True, terminal: bool = False, answers: list[str] | None = None,
                  default_answer: str = "allow_once", buffers: dict[str, str] | None = None,
-                 hold_permission: bool = False) -> None:
+                 hold_permission: bool = False, on_permission: Any = None) -> None:
         self.fs, self.terminal = fs, terminal
         self.answers = list(answers or [])
         self.default_answer = default_answer
         self.buffers = dict(buffers or {})
         self.hold_permission = hold_permission  # never answer (to cancel while it waits)
+        self.on_permission = on_permission  # called before answering (the person types meanwhile)
         self.updates: list[Any] = []
         self.permissions: list[Any] = []
         self.reads: list[str] = []
@@ -97,6 +98,8 @@ class EditorClient:
         self.permissions.append((tool_call, options))
         if self.hold_permission:
             await asyncio.Event().wait()
+        if self.on_permission is not None:
+            self.on_permission(tool_call)
         answer = self.answers.pop(0) if self.answers else self.default_answer
         if answer == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))

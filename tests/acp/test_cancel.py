@@ -26,6 +26,7 @@ async def _cancel_while_running(conn, session_id: str, marker: str, prompt: asyn
     await conn.cancel(session_id=session_id)
     answer = await asyncio.wait_for(prompt, 5)
     elapsed = time.monotonic() - t0
+    print(f"session/cancel -> stopReason cancelled in {elapsed * 1000:.0f} ms")
     assert answer.stop_reason == "cancelled"
     return elapsed
 

@@ -143,6 +143,28 @@ async def test_reads_come_from_the_unsaved_buffer(start, workspace, model):
     assert client.reads == [str(path.resolve())]
 
 
+async def test_an_edit_against_a_buffer_changed_meanwhile_is_stale(start, workspace, model):
+    path = workspace / "app.py"
+    path.write_text("x = 1\n")
+    model.add(
+        tool_call("edit_file", {"path": "app.py", "old": "x = 1", "new": "x = 2"}),
+        reply("It changed under me."),
+    )
+    client = EditorClient(buffers={str(path.resolve()): "x = 1\n"})
+
+    def person_types(_tool_call) -> None:  # while the dialog is open
+        client.buffers[str(path.resolve())] = "x = 1\ny = 3\n"
+
+    client.on_permission = person_types
+    conn, _ = await start(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await conn.prompt(session_id=session.session_id, prompt=[text_block("bump x")])
+    (out,) = results(model)
+    assert out.startswith("error: app.py changed in the editor since you read it"), out
+    assert client.writes == [] and path.read_text() == "x = 1\n"
+    assert client.buffers[str(path.resolve())] == "x = 1\ny = 3\n"
+
+
 async def test_without_fs_the_disk_is_used_with_the_same_confinement(start, workspace, model):
     (workspace / "a.txt").write_text("disk text\n")
     model.add(
