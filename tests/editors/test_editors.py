@@ -283,3 +283,25 @@ def test_eglot_long_task_neither_freezes_nor_times_out(project, home, model):
     assert answered - watch["start"] > 11000, describe(s)
     assert "timed out" not in r["messages"].lower(), describe(s)
     assert model.violations == []
+
+
+@EDITORS
+def test_new_file_preview_shows_its_first_lines(who, project, home, model):
+    """A new file's preview is its first lines, all added; accepted, it is on disk."""
+    person = PEOPLE[who]
+    model.add(
+        tool_call("write_file", {"path": "notes.txt", "content": "first line\nsecond line\n"}),
+        reply("Wrote the notes."),
+    )
+    s = session(
+        person, project, home, model,
+        [{"step": "attach"}, person.task("write notes"), {"step": "wait_message", "text": "agent: Wrote the notes."}],
+        confirm=["y"],
+    )
+    ok(s)
+    (asked,) = prompts(s.result, "confirm")
+    assert "notes.txt" in asked["title"], describe(s)
+    assert on_screen(asked, "new file: notes.txt", "+first line", "+second line"), describe(s)
+    assert not told(model, "error"), [m.get("content") for m in model.requests[-1]["messages"] if m.get("role") == "tool"]
+    assert (project / "notes.txt").read_text() == "first line\nsecond line\n"
+    assert model.violations == []
