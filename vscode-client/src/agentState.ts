@@ -17,7 +17,7 @@ export interface Todo {
 export type Entry =
   | { kind: 'task'; text: string }
   | { kind: 'text'; text: string }
-  | { kind: 'tool'; id: string; name: string; title: string; detail: string; state: 'running' | 'ok' | 'error'; result: string }
+  | { kind: 'tool'; id: string; name: string; title: string; detail: string; state: 'running' | 'ok' | 'error'; result: string; parent?: string }
   | { kind: 'status'; text: string }
   | { kind: 'error'; text: string }
   | { kind: 'answer'; text: string; status: string; steps: number }
@@ -30,6 +30,11 @@ export interface State {
   /** One line for the status bar: the running tool, or "thinking". */
   activity: string;
   steps: number;
+  /** The running task's step (from the server's `step` events) and its limit. */
+  step: number;
+  maxSteps: number;
+  /** Tokens the running (or last) task used, when the server reports them. */
+  tokens?: { prompt: number; completion: number };
   entries: Entry[];
   /** revs[i] changes whenever entries[i] changes, so the panel re-renders only those. */
   revs: number[];
@@ -52,7 +57,7 @@ export type Action =
   | { type: 'clear' };
 
 export function initialState(): State {
-  return { running: false, title: '', activity: '', steps: 0, entries: [], revs: [], todos: [], outcome: '', dropped: 0, rev: 0 };
+  return { running: false, title: '', activity: '', steps: 0, step: 0, maxSteps: 0, entries: [], revs: [], todos: [], outcome: '', dropped: 0, rev: 0 };
 }
 
 export const MAX_ENTRIES = 500;
@@ -102,7 +107,15 @@ export function describeTool(name: string, rawArgs: unknown): { title: string; d
       return { title: 'Web search', detail: str('query') };
     case 'fetch_url':
       return { title: 'Fetch', detail: str('url') };
+    case 'spawn_agent':
+      return { title: 'Helper', detail: oneLine(str('task')) };
+    case 'remember':
+      return { title: 'Remember', detail: oneLine(str('note')) };
+    case 'forget':
+      return { title: 'Forget', detail: str('match') };
     default: {
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      if (mcp) return { title: `${mcp[1]}: ${mcp[2]}`, detail: oneLine(JSON.stringify(a)) };
       const text = typeof rawArgs === 'string' ? rawArgs : JSON.stringify(rawArgs ?? {});
       return { title: name || 'tool', detail: oneLine(text) };
     }
@@ -182,15 +195,17 @@ class Draft {
 export function reduce(s: State, action: Action): State {
   const rev = s.rev + 1;
   const d = new Draft(s, rev);
-  let { running, title, activity, steps, todos, outcome } = s;
+  let { running, title, activity, steps, step, maxSteps, tokens, todos, outcome } = s;
   switch (action.type) {
     case 'clear':
-      return { ...initialState(), running: s.running, title: s.title, activity: s.activity, dropped: s.dropped + s.entries.length, rev };
+      return { ...initialState(), running: s.running, title: s.title, activity: s.activity, step: s.step, maxSteps: s.maxSteps, dropped: s.dropped + s.entries.length, rev };
     case 'start':
       running = true;
       title = action.title;
       activity = 'thinking';
       steps = 0;
+      step = 0;
+      tokens = undefined;
       outcome = '';
       todos = [];
       d.push({ kind: 'task', text: action.task });
@@ -198,7 +213,12 @@ export function reduce(s: State, action: Action): State {
     case 'event': {
       const ev = action.event;
       const data = ev.data ?? {};
+      tokens = tokensOf(data) ?? tokens;
       switch (ev.kind) {
+        case 'step':
+          step = typeof data.step === 'number' ? data.step : step + 1;
+          if (typeof data.maxSteps === 'number') maxSteps = data.maxSteps;
+          break;
         case 'text': {
           const last = d.last();
           if (last?.kind === 'text') d.set(d.entries.length - 1, { kind: 'text', text: last.text + ev.text });
@@ -211,7 +231,9 @@ export function reduce(s: State, action: Action): State {
           // The plan shows in the todo list and a question as its own entry, not as steps.
           if (name === 'todo_write' || name === 'ask_user') break;
           const { title: t, detail } = describeTool(name, data.arguments);
-          d.push({ kind: 'tool', id: String(data.id ?? ''), name, title: t, detail: detail || ev.text, state: 'running', result: '' });
+          // A spawn_agent child's step names the parent's call: shown nested under it.
+          const parent = data.parent ? { parent: String(data.parent) } : {};
+          d.push({ kind: 'tool', id: String(data.id ?? ''), name, title: t, detail: detail || ev.text, state: 'running', result: '', ...parent });
           activity = oneLine(`${t} ${detail}`, 50);
           break;
         }
@@ -301,7 +323,33 @@ export function reduce(s: State, action: Action): State {
       break;
     }
   }
-  return { running, title, activity, steps, entries: d.entries, revs: d.revs, todos, outcome, dropped: d.dropped, rev };
+  return { running, title, activity, steps, step, maxSteps, tokens, entries: d.entries, revs: d.revs, todos, outcome, dropped: d.dropped, rev };
+}
+
+/** Token counts in an event's data (`prompt_tokens` / `completion_tokens`, the turn's
+ * totals so far), when the server sends them. */
+function tokensOf(data: Record<string, unknown>): { prompt: number; completion: number } | undefined {
+  const p = data.prompt_tokens;
+  const c = data.completion_tokens;
+  if (typeof p !== 'number' && typeof c !== 'number') return undefined;
+  return { prompt: typeof p === 'number' ? p : 0, completion: typeof c === 'number' ? c : 0 };
+}
+
+/** "12.3k" for the status bar. */
+export function shortCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 100_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, '')}k`;
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+/** The status bar's text for a running task: "step 3/50 · 12.3k tokens · Read a.py". */
+export function progressLine(s: State): string {
+  const parts: string[] = [];
+  if (s.step) parts.push(s.maxSteps ? `step ${s.step}/${s.maxSteps}` : `step ${s.step}`);
+  if (s.tokens) parts.push(`${shortCount(s.tokens.prompt + s.tokens.completion)} tokens`);
+  parts.push(s.activity || 'working');
+  return parts.join(' · ');
 }
 
 /** The indexes of entries that changed since `sinceRev`; a shorter list than before means a reset. */

@@ -112,3 +112,22 @@ test('outcomeLine and taskTitle word things like the server', () => {
     'Look at lines 5-6 of a.py',
   );
 });
+
+test("a helper's steps nest under the spawn_agent call; MCP tools are named by server", () => {
+  const s = run(
+    { type: 'start', title: 'Agent', task: 'look around' },
+    ev('tool', '→ spawn_agent(...)', { id: 'p1', name: 'spawn_agent', arguments: '{"task": "find the config loader"}' }),
+    ev('tool', '  │ → grep(...)', { id: 'k1', name: 'grep', arguments: '{"regex": "load_config"}', parent: 'p1' }),
+    ev('tool_result', '  │ src/config.py:3', { id: 'k1', name: 'grep', ok: true, parent: 'p1' }),
+    ev('tool_result', 'Files the helper read: src/config.py', { id: 'p1', name: 'spawn_agent', ok: true }),
+    ev('tool', '→ mcp__git__git_status(...)', { id: 'm1', name: 'mcp__git__git_status', arguments: '{"repo_path": "."}' }),
+  );
+  const [helper, step, mcp] = s.entries.slice(1) as Array<{ title: string; detail: string; state: string; parent?: string }>;
+  assert.equal(helper.title, 'Helper');
+  assert.equal(helper.detail, 'find the config loader');
+  assert.equal(helper.state, 'ok');
+  assert.equal(helper.parent, undefined);
+  assert.equal(step.parent, 'p1');
+  assert.equal(step.state, 'ok');
+  assert.equal(mcp.title, 'git: git_status');
+});

@@ -49,3 +49,8 @@ test('redact hides the key in trace text, and leaves text alone without a usable
   assert.equal(redact('a b', undefined), 'a b');
   assert.equal(redact('a b', 'a'), 'a b', 'a too-short secret would shred the log');
 });
+
+test("VS Code's rg goes to the server as rgPath when there is one", () => {
+  assert.equal(serverSettings({}, undefined, '/app/node_modules/@vscode/ripgrep/bin/rg').rgPath, '/app/node_modules/@vscode/ripgrep/bin/rg');
+  assert.equal('rgPath' in serverSettings({}, undefined, undefined), false);
+});
