@@ -288,13 +288,12 @@ def test_eglot_with_ruff_through_rass(app, project, home, model):
             {"step": "wait_diagnostics", "text": F401, "name": "ruff"},
             {"step": "cursor", "line": 1, "col": 7},
             {"step": "keys", "keys": "C-c a a"},  # -> Fix with agent: `os` imported but unused
-            {"step": "wait_diagnostics", "text": "agent edit", "name": "review"},
-            {"step": "keys", "keys": "C-c a a"},  # -> Accept agent edit, eglot's y/n; then Allow
+            # then eglot.el's diff and "Apply agent: edit_file app.py?", and the command: Allow
             {"step": "wait_message", "text": "agent: Removed the unused import."},
             {"step": "wait_diagnostics", "text": F401, "absent": True, "name": "after"},
             {"step": "snapshot", "name": "after_task"},
         ],
-        "pick": [f"Fix with agent: {F401}", "Accept agent edit", "Allow"],
+        "pick": [f"Fix with agent: {F401}", "Allow"],
         "confirm": ["y"],
     }
     s = run_emacs_init(editor, app, plan, home, model.base_url, emacs_init_beside())
@@ -309,6 +308,8 @@ def test_eglot_with_ruff_through_rass(app, project, home, model):
         describe(s)  # ruff's own quick fix, from the other server, in the same menu
     first = model.requests[0]["messages"][-1]["content"]
     assert "F401" in first and F401 in first, first  # ruff's diagnostic reached the agent
+    (asked,) = prompts(r, "confirm")
+    assert "app.py" in asked["title"], describe(s)  # eglot.el's own question, through rass
     assert told(model, "5"), describe(s)
     assert not told(model, "rejected") and not told(model, "stale"), describe(s)
     assert r["after_task"]["text"] == APP_FIXED and app.read_text() == APP_FIXED, describe(s)
