@@ -149,17 +149,19 @@ def explain(ls: Any) -> None:
         text = (
             f"agent-lsp: stock eglot (recognised by {client.how}). Commands run detached, so Emacs is "
             "not blocked and eglot's 10 s timeout does not apply; accepted edits are written to disk by "
-            f"the server. {SNIPPETS[EGLOT]} adds: the server asks Emacs to save instead (no "
-            "\"changed since visited\" question), C-c a f to fix any Flymake diagnostic (eglot's code "
-            "actions carry only this server's own), C-c a t for a task, and your own language server "
-            "beside agent-lsp through rass."
+            f"the server. {SNIPPETS[EGLOT]} adds: each edit's diff while Emacs asks (eglot 1.9 cannot "
+            "preview an edit, so here it waits as a diagnostic: Accept / Reject agent edit in the code "
+            "actions), saving through Emacs (no \"changed since visited\" question), C-c a f to fix any "
+            "Flymake diagnostic (eglot's code actions carry only this server's own), C-c a t for a task, "
+            "and your own language server beside agent-lsp through rass."
         )
     else:
         text = (
             f"agent-lsp: Neovim without the agent-lsp config (recognised by {client.how}). Accepted edits "
-            f"are written to disk by the server. {SNIPPETS[NEOVIM]} adds: the server asks Neovim to save "
-            "instead (no \"changed since reading it\" warning on :w), :AgentFix to fix any diagnostic on "
-            "the line (Neovim's code actions carry only this server's own), :AgentTask for a task."
+            f"are written to disk by the server. {SNIPPETS[NEOVIM]} adds: each edit's diff while Neovim "
+            "asks, saving through Neovim (no \"changed since reading it\" warning on :w), :AgentFix to fix "
+            "any diagnostic on the line (Neovim's code actions carry only this server's own), :AgentTask "
+            "for a task."
         )
     once(ls, "stock-client", text)
 

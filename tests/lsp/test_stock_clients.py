@@ -278,3 +278,40 @@ async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(edito
     said = [m for m in _logs(ed) if "changed since visited" in m and "stock eglot (" not in m]
     assert len(said) == 1 and "calc.py" in said[0] and "docs/editors/eglot.el" in said[0], _logs(ed)
     assert model.violations == []
+
+
+async def test_eglot_gets_flushes_after_output_and_others_do_not(editors, workspace, model):
+    """Emacs 28's jsonrpc stops reading after a synchronous answer: for eglot, output is
+    followed by `$/agentLsp/flush`; for other clients nothing extra is sent."""
+    flushes: dict[str, list[float]] = {"eglot": [], "vscode": []}
+    for who, info in (("eglot", types.ClientInfo(name="Eglot")), ("vscode", types.ClientInfo(name="Visual Studio Code"))):
+        client = LanguageClient(converter_factory=_converter)
+        register_lsp_features(client)
+        client.feature("$/agentLsp/flush")(lambda _params, who=who: flushes[who].append(time.monotonic()))
+        await client.start_io(*SERVER, env=_env(model.base_url))
+        editors.append(ed := await _initialize(client, workspace, client_info=info))
+        (workspace / "a.py").write_text("x = 1\n")
+        sent = time.monotonic()
+        await code_actions(ed, ed.open(workspace / "a.py"), rng(0, 0, 0, 0), [])
+        await asyncio.sleep(1.3)
+        if who == "eglot":
+            assert len(flushes[who]) >= 2 and flushes[who][0] - sent < 0.6, flushes
+        else:
+            assert flushes[who] == [], flushes
+
+
+async def test_each_version_gets_this_servers_diagnostics(editors, workspace, model):
+    """rass merges diagnostics per version and waits for every server: each didOpen and
+    didChange is answered with ours (none here)."""
+    editors.append(ed := await start_stdio(workspace, model.base_url))
+    (workspace / "a.py").write_text("x = 1\n")
+    uri = ed.open(workspace / "a.py")
+    def none_published() -> bool:
+        got = ed.client.diagnostics.get(uri)
+        return got is not None and list(got) == []
+
+    await wait_until(none_published, 5, "diagnostics after didOpen")
+    for i in range(3):
+        ed.client.diagnostics[uri] = None  # then each change must bring a new publish
+        ed.type_text(uri, f"x = {i}\n")
+        await wait_until(none_published, 5, f"diagnostics after change {i}")
