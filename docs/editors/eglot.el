@@ -18,7 +18,7 @@
   "Your own language server per major mode, kept beside agent-lsp in one eglot connection.
 eglot runs one server per buffer, so these modes start the multiplexer rass (PyPI
 `rassumfrassum', `pip install rassumfrassum'): with \='((python-mode \"ruff\" \"server\"))
-a Python buffer runs `rass -- ruff server -- agent-lsp serve', and gets ruff's
+a Python buffer runs `rass rass-agent-lsp.py -- ruff server -- agent-lsp serve', and gets ruff's
 diagnostics and actions plus \"Fix with agent: <ruff's message>\". Set it before
 loading this file, e.g. (setq agent-lsp-beside \='((python-mode \"ruff\" \"server\"))).")
 
@@ -32,14 +32,18 @@ loading this file, e.g. (setq agent-lsp-beside \='((python-mode \"ruff\" \"serve
 (add-to-list 'eglot-server-programs
              `(,agent-lsp-modes . (agent-lsp-server "agent-lsp" "serve"
                                                     :initializationOptions (:detachCommands t))))
-;; Modes with their own server: `rass -- SERVER ARGS... -- agent-lsp serve' (entries added
+;; Modes with their own server: `rass PRESET -- SERVER ARGS... -- agent-lsp serve' (entries added
 ;; later come first in `eglot-server-programs', so these win over the one above). Your
 ;; server goes first: rass sends requests only one server answers (hover, signature help,
 ;; highlights) to the first. It hands the `rass' part of initializationOptions to the
 ;; server whose name matches.
+(defconst agent-lsp--rass-preset
+  (expand-file-name "rass-agent-lsp.py" (file-name-directory (or load-file-name buffer-file-name)))
+  "rass waits 3 s for each server's `initialize' and drops a slower one; this preset waits longer.")
 (dolist (entry agent-lsp-beside)
   (add-to-list 'eglot-server-programs
-               `(,(car entry) . (agent-lsp-server "rass" "--" ,@(cdr entry) "--" "agent-lsp" "serve"
+               `(,(car entry) . (agent-lsp-server "rass" ,agent-lsp--rass-preset
+                                                  "--" ,@(cdr entry) "--" "agent-lsp" "serve"
                                                   :initializationOptions
                                                   (:rass (:agent-lsp (:detachCommands t)))))))
 (defun agent-lsp--maybe-start ()
