@@ -109,6 +109,7 @@ async def test_with_the_preset_a_slow_agent_lsp_stays_in_the_connection(rass_pro
     assert any(t.startswith("Ruff") for t in titles), titles  # and ruff's own, in the same answer
     await client.request("shutdown", None)
     client.notify("exit", None)
+    rass_procs[0].stdin.close()  # what an editor does next
     assert await asyncio.wait_for(rass_procs[0].wait(), 15) == 0
 
 
