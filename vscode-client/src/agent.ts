@@ -36,6 +36,7 @@ export const RUN_TASK = 'agentLsp.runTask';
 export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
 const CANCEL = 'agentLsp.cancel';
 const NEW_SESSION = 'agentLsp.newSession';
+const UNDO_TASK = 'agentLsp.undoTask';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
@@ -454,6 +455,24 @@ export class AgentClient implements vscode.Disposable {
     }
   }
 
+  /** agentLsp.undoTask: the server proposes the undo as one edit (reviewed like any other) and says what it did. */
+  async undoTask(): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showWarningMessage('Agent: a task is running; cancel it before undoing the last one.');
+      return;
+    }
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: UNDO_TASK, arguments: [] })) as
+        | { undone?: boolean; message?: string }
+        | undefined;
+      if (result?.message) this.log.info(result.message);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
   private async askUser(params: { question?: unknown }, token: vscode.CancellationToken): Promise<{ answer: string }> {
     const question = typeof params?.question === 'string' ? params.question : String(params?.question ?? '');
     this.store.dispatch({ type: 'question', text: question });
@@ -478,8 +497,9 @@ export class AgentClient implements vscode.Disposable {
     item.backgroundColor = undefined;
     item.command = 'agent.showPanel';
     if (s.running) {
-      item.text = `$(loading~spin) Agent: ${s.activity || 'working'}`;
-      item.tooltip = `${s.title}: ${s.activity || 'working'} — click for the Agent panel (Agent: Cancel stops it)`;
+      const used = s.tokens ? ` · ${s.tokens}` : '';
+      item.text = `$(loading~spin) Agent: ${s.activity || 'working'}${used}`;
+      item.tooltip = `${s.title}: ${s.activity || 'working'}${used} — click for the Agent panel (Agent: Cancel stops it)`;
     } else if (this.starting) {
       item.text = '$(sync~spin) Agent: starting';
       item.tooltip = 'Starting agent-lsp serve';

@@ -38,6 +38,8 @@ export interface State {
   outcome: string;
   /** How many entries were dropped from the front (the panel keeps the last MAX_ENTRIES). */
   dropped: number;
+  /** The running task's tokens so far ("12.3k tokens", "~800 tokens" when estimated), from `usage` events. */
+  tokens: string;
   rev: number;
 }
 
@@ -52,7 +54,7 @@ export type Action =
   | { type: 'clear' };
 
 export function initialState(): State {
-  return { running: false, title: '', activity: '', steps: 0, entries: [], revs: [], todos: [], outcome: '', dropped: 0, rev: 0 };
+  return { running: false, title: '', activity: '', steps: 0, entries: [], revs: [], todos: [], outcome: '', dropped: 0, rev: 0, tokens: '' };
 }
 
 export const MAX_ENTRIES = 500;
@@ -120,9 +122,23 @@ export function outcomeLine(status: string | undefined, steps: number | undefine
       return `cancelled after ${s}`;
     case 'stepLimit':
       return `stopped at the step limit after ${s}`;
+    case 'tokenLimit':
+      return `stopped at maxTaskTokens after ${s}`;
+    case 'loopGuard':
+      return `stopped by the loop guard after ${s}`;
+    case 'compactionLimit':
+      return `stopped: the context filled up after ${s}`;
     default:
       return `failed: ${oneLine(answer || status || 'unknown error', 200)}`;
   }
+}
+
+/** "12.3k tokens" from a `usage` event's data; "~" in front when the server sent no counts. */
+export function tokensLabel(data: Record<string, unknown> | null | undefined): string {
+  const n = Number(data?.totalTokens ?? 0);
+  if (!Number.isFinite(n) || n <= 0) return '';
+  const shown = n < 1000 ? String(Math.round(n)) : `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${data?.estimated ? '~' : ''}${shown} tokens`;
 }
 
 function todosOf(data: Record<string, unknown> | null | undefined): Todo[] {
@@ -182,16 +198,17 @@ class Draft {
 export function reduce(s: State, action: Action): State {
   const rev = s.rev + 1;
   const d = new Draft(s, rev);
-  let { running, title, activity, steps, todos, outcome } = s;
+  let { running, title, activity, steps, todos, outcome, tokens } = s;
   switch (action.type) {
     case 'clear':
-      return { ...initialState(), running: s.running, title: s.title, activity: s.activity, dropped: s.dropped + s.entries.length, rev };
+      return { ...initialState(), running: s.running, title: s.title, activity: s.activity, dropped: s.dropped + s.entries.length, rev, tokens: s.tokens };
     case 'start':
       running = true;
       title = action.title;
       activity = 'thinking';
       steps = 0;
       outcome = '';
+      tokens = '';
       todos = [];
       d.push({ kind: 'task', text: action.task });
       break;
@@ -228,6 +245,9 @@ export function reduce(s: State, action: Action): State {
         }
         case 'todo':
           todos = todosOf(data);
+          break;
+        case 'usage':
+          tokens = tokensLabel(data);
           break;
         case 'status':
           d.push({ kind: 'status', text: ev.text });
@@ -301,7 +321,7 @@ export function reduce(s: State, action: Action): State {
       break;
     }
   }
-  return { running, title, activity, steps, entries: d.entries, revs: d.revs, todos, outcome, dropped: d.dropped, rev };
+  return { running, title, activity, steps, entries: d.entries, revs: d.revs, todos, outcome, dropped: d.dropped, rev, tokens };
 }
 
 /** The indexes of entries that changed since `sinceRev`; a shorter list than before means a reset. */
