@@ -244,7 +244,9 @@ class Gate:
             return None if await ctx.host.confirm(tool, args, preview) else DENIED
         rules_offered = [] if verdict.unparsed else _dedupe(
             suggest_rule(s) if tool == "bash" else tool for s in verdict.unmatched)
-        request = ApprovalRequest(tool, args, preview, verdict.unmatched, rules_offered, verdict.unparsed)
+        scrub = ctx.settings.scrub  # a key pasted into a command must not reach the question
+        request = ApprovalRequest(tool, args, preview, [scrub(s) for s in verdict.unmatched],
+                                  [scrub(r) for r in rules_offered], verdict.unparsed)
         answer = await ctx.host.approve(request)
         if answer is Approval.DENY:
             return DENIED
