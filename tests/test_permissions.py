@@ -7,6 +7,8 @@ records each question, so a test can tell "ran unasked" from "asked and allowed"
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -81,11 +83,15 @@ def test_a_rule_is_the_prefix_a_person_would_generalise(command, rule):
 # ------------------------------------------------------------------ the gate in the loop
 
 
-async def test_an_allowed_command_runs_unasked(workspace, model):
+async def test_an_allowed_command_runs_unasked(workspace, model, tmp_path, monkeypatch):
     write_rules(workspace, allow=["bash(python3 -m pytest*)"])
     (workspace / "test_one.py").write_text("def test_one():\n    assert True\n")
+    bin_dir = tmp_path / "bin"  # `python3` is the interpreter running these tests (it has pytest)
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     host = ApprovingHost()
-    [out] = await run(workspace, model, host, "python3 -m pytest -q -p no:cacheprovider")
+    [out] = await run(workspace, model, host, "python3 -m pytest -q -p no:cacheprovider", command_timeout=120)
     assert host.requests == [] and host.confirms == []
     assert "1 passed" in out and out.endswith("[exit 0]")
 
