@@ -193,3 +193,19 @@ def test_terminal_asks_yes_session_always_no_and_always_is_remembered(workspace,
     r = agent(["run", "make b"], cwd=workspace, base_url=model.base_url, stdin="")
     assert r.returncode == 0 and "allow?" not in r.stderr and "trust" not in r.stderr, r.stderr
     assert (workspace / "b.txt").exists()
+
+
+def test_agent_lsp_trust_grants_the_allow_rules(workspace, model):
+    from tests.test_cli import agent
+
+    write_rules(workspace, allow=["bash(touch*)"], trusted=False)
+    model.add(tool_call("bash", {"command": "touch a.txt"}), reply("ok"))
+    # not trusted: asked about trust first (declined), then about the command (declined)
+    r = agent(["run", "make a"], cwd=workspace, base_url=model.base_url, stdin="n\nn\n")
+    assert "lets commands run without asking" in r.stderr and "bash(touch*)" in r.stderr
+    assert not (workspace / "a.txt").exists()
+    r = agent(["trust", str(workspace)], cwd=workspace, base_url=model.base_url)
+    assert r.returncode == 0 and "(permissions)" in r.stdout, r.stdout + r.stderr
+    model.add(tool_call("bash", {"command": "touch a.txt"}), reply("ok"))
+    r = agent(["run", "make a"], cwd=workspace, base_url=model.base_url, stdin="")
+    assert r.returncode == 0 and "allow?" not in r.stderr and (workspace / "a.txt").exists(), r.stderr
