@@ -47,8 +47,6 @@ SUBCOMMAND_TOOLS = frozenset({
 })
 RUN_TOOLS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "poetry", "hatch", "cargo"})
 PYTHONS = re.compile(r"^(python[0-9.]*|py|pypy[0-9.]*)$")
-# statements that start no program themselves (what they contain is still checked)
-HARMLESS = frozenset({"test_command", "declaration_command", "unset_command", "variable_assignment"})
 
 
 def permissions_path(root: Path) -> Path:
@@ -110,10 +108,8 @@ def split_command(line: str) -> list[str] | None:
     out: list[str] = []
 
     def walk(node) -> None:
-        if node.type == "command":
+        if node.type == "command":  # function bodies, loops and substitutions are walked into too
             out.append(_command_text(node))
-        elif node.type == "function_definition":
-            pass  # its body is walked below; defining a function runs nothing
         for child in node.children:
             walk(child)
 
