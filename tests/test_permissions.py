@@ -209,3 +209,15 @@ def test_agent_lsp_trust_grants_the_allow_rules(workspace, model):
     model.add(tool_call("bash", {"command": "touch a.txt"}), reply("ok"))
     r = agent(["run", "make a"], cwd=workspace, base_url=model.base_url, stdin="")
     assert r.returncode == 0 and "allow?" not in r.stderr and (workspace / "a.txt").exists(), r.stderr
+
+
+def test_chat_session_answer_covers_the_rest_of_the_chat_only(workspace, model):
+    from tests.test_cli import agent
+
+    model.add(tool_call("bash", {"command": "git --version"}), reply("one"),
+              tool_call("bash", {"command": "git --version && git --help"}), reply("two"))
+    r = agent(["chat"], cwd=workspace, base_url=model.base_url, stdin="first\ns\nsecond\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("allow? [y]es / [s]ession / [a]lways / [N]o") == 1, r.stderr
+    assert "allow `git` for this session" in r.stderr
+    assert not permissions.permissions_path(workspace).exists()
