@@ -144,6 +144,9 @@ class TaskRunner:
                 "done": types.MessageType.Info,
                 "cancelled": types.MessageType.Warning,
                 "stepLimit": types.MessageType.Warning,
+                "tokenLimit": types.MessageType.Warning,
+                "loopGuard": types.MessageType.Warning,
+                "compactionLimit": types.MessageType.Warning,
             }.get(result.status, types.MessageType.Error)
             self.ls.show(f"agent: {result.answer}" if result.answer else f"agent: {outcome}", kind)
         return result.as_dict()
@@ -230,4 +233,7 @@ def _outcome_line(result: TurnResult) -> str:
         "done": f"done in {steps}",
         "cancelled": f"cancelled after {steps}",
         "stepLimit": f"stopped at the step limit after {steps}",
+        "tokenLimit": f"stopped at maxTaskTokens after {steps}",
+        "loopGuard": f"stopped by the loop guard after {steps}",
+        "compactionLimit": f"stopped: the context filled up after {steps}",
     }.get(result.status, f"failed: {result.answer}")

@@ -69,6 +69,8 @@ def _build(ls: AgentServer, restores: list[checkpoints.Restore], display) -> tup
         current, target = _text(r.current), _text(r.target)
         if (r.current is not None and current is None) or (r.target is not None and target is None):
             continue  # binary: restored by the server once the edit is accepted
+        if r.current is None and not can_create:
+            continue  # the server writes it back once the edit is accepted
         ann_id = f"undo-{i}"
         verb = "delete" if r.target is None else ("re-create" if r.current is None else "restore")
         annotations[ann_id] = types.ChangeAnnotation(
@@ -80,8 +82,6 @@ def _build(ls: AgentServer, restores: list[checkpoints.Restore], display) -> tup
                                             annotation_id=ann_id))
             continue
         if r.current is None:
-            if not can_create:
-                continue  # the server writes it back after the edit is accepted
             changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True),
                                             annotation_id=ann_id))
         before, after = current or "", target or ""
