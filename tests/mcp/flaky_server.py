@@ -1,6 +1,6 @@
 """A small MCP server (the official SDK's MCPServer) that misbehaves on request, for tests.
 
-`python flaky_server.py [--hang-at-start]`. Tools: echo, crash (the process exits mid-call),
+`python flaky_server.py [--hang-at-start | --http PORT]` (stdio, or streamable HTTP on 127.0.0.1:PORT/mcp). Tools: echo, crash (the process exits mid-call),
 hang (never answers: only a cancel ends it), picture (an image), fail (an is_error result),
 touch (writes a file: not read-only). It prints to stderr so tests can check where that goes.
 """
@@ -66,4 +66,7 @@ if __name__ == "__main__":
     print(f"flaky: starting pid {os.getpid()}", file=sys.stderr, flush=True)
     if "--hang-at-start" in sys.argv:
         time.sleep(3600)
-    app.run()
+    if "--http" in sys.argv:
+        app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--http") + 1]))
+    else:
+        app.run()
