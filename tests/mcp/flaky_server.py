@@ -36,10 +36,15 @@ def crash() -> str:
 
 @app.tool(annotations=READ_ONLY)
 async def hang(marker: str = "") -> str:
-    """Never answer."""
+    """Never answer; `marker` is written when the call starts, `marker.cancelled` when the client cancels it."""
     if marker:
         Path(marker).write_text(str(time.time()))
-    await anyio.sleep(3600)
+    try:
+        await anyio.sleep(3600)
+    except BaseException:  # the SDK cancels the handler on notifications/cancelled
+        if marker:
+            Path(marker + ".cancelled").write_text(str(time.time()))
+        raise
     return "never"
 
 

@@ -169,6 +169,8 @@ async def test_cancel_interrupts_a_hanging_call_within_a_second(workspace, model
         result = await asyncio.wait_for(turn, 5)
         took = time.monotonic() - started
         assert result.status == "cancelled" and took < 1.0, took
+        cancelled = Path(str(marker) + ".cancelled")
+        assert await wait_until(cancelled.exists, timeout=5), "the server never saw notifications/cancelled"
         assert session.messages[-1]["content"] == CANCELLED_RESULT
         assert_paired(session.messages)
         # the server got notifications/cancelled and still answers
