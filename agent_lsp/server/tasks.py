@@ -47,7 +47,7 @@ class TaskRunner:
         self.request_id: Any = None
         self.cancel_requested = False
         self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
-        self.mcp_declined: dict[str, str] = {}  # MCP entries trust said no to (subject -> fingerprint)
+        self.mcp_declined: dict[Path, dict[str, str]] = {}  # MCP entries trust said no to, per root
         self._mcp_notes: list[str] = []
 
     @property
@@ -182,7 +182,7 @@ class TaskRunner:
 
     async def _use_mcp(self, session: Session, root: Path) -> None:
         """The workspace's MCP servers for the session (kept while their configuration holds)."""
-        notes = await mcp_config.attach(session, root, self.mcp_declined)
+        notes = await mcp_config.attach(session, root, self.mcp_declined.setdefault(root, {}))
         if notes != self._mcp_notes:
             for note in notes:
                 self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
