@@ -141,9 +141,6 @@ async def test_the_child_has_its_own_step_cap(workspace, model, monkeypatch):
 
 
 async def test_the_childs_tokens_count_in_the_parents_turn(workspace, model):
-    import pytest
-
-    pytest.importorskip("agent_lsp.agent.usage", reason="token accounting (usage.py) is not on this branch yet")
     model.add(tool_call("spawn_agent", {"task": "say hi"}), reply("hi"), reply("the helper said hi"))
     session = make_session(workspace, model)
     await session.run_turn("go")
