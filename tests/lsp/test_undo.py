@@ -141,3 +141,32 @@ async def test_undo_without_a_task_and_with_arguments(launch, model, workspace):
         assert "takes no arguments" in str(e)
     else:
         raise AssertionError("an argument must be refused")
+
+
+@pytest.mark.parametrize("answer", ["agentLsp.acceptEdit", "agentLsp.rejectEdit"])
+async def test_undo_goes_through_the_inline_review_without_a_preview(answer, launch, model, workspace):
+    """A client without changeAnnotationSupport reviews the undo as pending diagnostics too;
+    the command answers at once (eglot runs commands synchronously)."""
+    from tests.lsp.conftest import wait_until
+
+    project(workspace)
+    before = tree(workspace)
+    editor = await launch(client_name="neovim@v0.10.0", annotations=False, init_options={"autoApprove": True})
+    uri = editor.open(workspace / "calc.py", CALC)
+    await run_task(editor, model)
+    after_task = tree(workspace)
+    result = await execute(editor, "agentLsp.undoTask")
+    assert result["pending"] is True and result["undone"] is False
+    pending = await wait_until(lambda: [d for d in editor.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                               what="the undo as pending diagnostics")
+    assert any("a - b" in d.message for d in pending)
+    assert tree(workspace) == after_task  # nothing before the decision
+    await execute(editor, answer, {"uri": uri})
+    if answer == "agentLsp.acceptEdit":
+        await wait_until(lambda: tree(workspace) == before, what="the disk to be put back")
+        await wait_until(lambda: editor.text(uri) == CALC, what="the buffer to be put back")
+    else:
+        await wait_until(lambda: any("declined" in m.message for m in editor.client.messages), what="the message")
+        assert tree(workspace) == after_task
+    await wait_until(lambda: not [d for d in editor.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                     what="the pending diagnostics to go")
