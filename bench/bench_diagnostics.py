@@ -10,9 +10,12 @@ name, or removes it again), the others only add or drop a comment. Measured in t
 - ruff: `diagnosticServers = {"*.py": ["ruff", "server"]}` (real `ruff server`, started
   by a warm-up edit first; its start-up is shown on its own);
 - editor: a Host whose `diagnostics()` answers like an editor whose linter publishes
-  `lag` ms after the edit reached the disk (0, 50, 250 ms), in-process: the LSP round
-  trip of `agentLsp/diagnostics` itself is ~0.3 ms (bench_server.py) and is not included;
-  what this shows is the settling policy (diagnostics.POLL / QUIET).
+  `lag` ms after the edit reached the disk (0, 50, 250 ms), in-process: this shows the
+  settling policy (diagnostics.POLL / QUIET);
+- editor over LSP: the real path, `agent-lsp serve` and a pytest-lsp client that answers
+  `agentLsp/diagnostics` from its buffer at once (like VS Code's getDiagnostics), one task
+  of `--edits` edits with the scripted model; per edit = the time between two model
+  requests, against the same task with a client that lacks the capability.
 
 The table gives p50 / p95 per edit and what the source adds to the baseline's p50.
 """
@@ -107,6 +110,7 @@ def pct(xs: list[float], q: float) -> float:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--edits", type=int, default=40)
+    ap.add_argument("--no-lsp", action="store_true", help="skip the end-to-end editor rows")
     args = ap.parse_args()
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     rows: list[tuple[str, list[float], str]] = []
@@ -136,17 +140,60 @@ async def main() -> None:
             ctx = context(d, LaggingEditor(lag))
             times, res = await run(ctx, args.edits)
             rows.append((f"editor, linter lag {lag * 1000:.0f} ms", times, res[0].split("\n")[1][:60]))
+    if not args.no_lsp:
+        rows += await lsp_rows(args.edits)
     b50 = statistics.median(rows[0][1])
     print(f"{args.edits} edit_file calls each; POLL={D.POLL * 1000:.0f} ms, QUIET={D.QUIET * 1000:.0f} ms\n")
     print(f"{'source':<52} {'p50 ms':>8} {'p95 ms':>8} {'+p50 ms':>8}  first result line")
     for name, times, first in rows:
         p50, p95 = statistics.median(times), pct(times, 0.95)
-        print(f"{name:<52} {p50 * 1000:>8.1f} {p95 * 1000:>8.1f} {(p50 - b50) * 1000:>8.1f}  {first}")
+        base = statistics.median(rows[-2][1]) if name.startswith("editor over LSP") else b50
+        print(f"{name:<52} {p50 * 1000:>8.1f} {p95 * 1000:>8.1f} {(p50 - base) * 1000:>8.1f}  {first}")
     # the split the editor rows hide: edits whose problems changed settle fast, unchanged ones wait QUIET
     print("\nsplit: p50 when the problems changed / when they did not (every other edit)")
     for name, times, _ in rows:
         changed, same = times[0::2], times[1::2]
         print(f"  {name:<50} {statistics.median(changed) * 1000:>8.1f} / {statistics.median(same) * 1000:.1f} ms")
+
+
+async def lsp_rows(edits: int) -> list[tuple[str, list[float], str]]:
+    """The editor source end to end: per-edit intervals between model requests, with and without it."""
+    from tests.lsp_helpers import start_editor, stop_editor
+    from tests.scripted_model import ScriptedModel, reply
+
+    out = []
+    for label, caps in (("editor over LSP: no capability (baseline)", None),
+                        ("editor over LSP: agentLsp/diagnostics", {"diagnostics": True})):
+        with tempfile.TemporaryDirectory() as tmp, ScriptedModel() as model:
+            root = Path(tmp)
+            (root / "m.py").write_text(BODY)
+            stamps: list[float] = []
+
+            def stamped(r):
+                def fn(body, r=r):
+                    stamps.append(time.perf_counter())
+                    return r
+                return fn
+
+            calls = [json.loads(call(i)["function"]["arguments"]) for i in range(edits)]
+            model.add(*[stamped({"tool_calls": [{"name": "edit_file", "arguments": a}]}) for a in calls],
+                      stamped(reply("done")))
+            editor = await start_editor(root, model.base_url, agent_lsp=caps,
+                                        init_options={"autoApprove": True, "maxSteps": edits + 5})
+            try:
+                uri = editor.open(root / "m.py")
+                if caps:
+                    @editor.client.feature("agentLsp/diagnostics")
+                    def answer(params):
+                        return {"diagnostics": LaggingEditor.lint(editor.text(uri))}
+                from lsprotocol import types
+                await asyncio.wait_for(editor.client.workspace_execute_command_async(
+                    types.ExecuteCommandParams(command="agentLsp.runTask", arguments=[{"task": "edit"}])), 300)
+            finally:
+                await stop_editor(editor)
+            gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+            out.append((label, gaps, ""))
+    return out
 
 
 if __name__ == "__main__":

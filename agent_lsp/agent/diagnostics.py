@@ -257,9 +257,10 @@ class Diagnostics:
     async def own(self, path: Path, text: str | None, budget: float) -> list[Problem] | None:
         """Our servers' problems for `path` holding exactly `text` (final: no settling needed)."""
         pool = self.servers()
-        if pool is None or text is None or not pool.handles(self.ctx.workspace.root, path):
+        root = self.ctx.workspace.owner(path) or self.ctx.workspace.root  # once per workspace folder
+        if pool is None or text is None or not pool.handles(root, path):
             return None
-        return problems(await pool.diagnostics(self.ctx.workspace.root, path, text, budget))
+        return problems(await pool.diagnostics(root, path, text, budget))
 
     async def now(self, path: Path, text: str | None) -> list[Problem] | None:
         """Every source's settled answer for the file as it is; None when none answered."""
@@ -281,7 +282,7 @@ async def apply_watched(ctx: "ToolContext", change: FileChange, apply: Callable[
     baseline runs meanwhile. Each source's delta is its own: after against before.
     """
     diags: Diagnostics | None = getattr(ctx, "diagnostics", None)
-    if diags is None:
+    if diags is None or diags.timeout <= 0:  # diagnosticsTimeout 0: not asked at all
         return await apply(change), ""
     loop = asyncio.get_running_loop()
     budget = diags.timeout
@@ -335,7 +336,7 @@ async def _none() -> None:
 async def final_note(ctx: "ToolContext") -> str:
     """For the end of a fix task: is the problem gone? Asked once more, since commands may have changed the file."""
     diags: Diagnostics | None = getattr(ctx, "diagnostics", None)
-    if diags is None or diags.target is None:
+    if diags is None or diags.target is None or diags.timeout <= 0:
         return ""
     target = diags.target
     try:
