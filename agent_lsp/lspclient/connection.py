@@ -104,7 +104,9 @@ class Connection:
         )
         try:
             result = await asyncio.wait_for(self.client.initialize_async(params), START_TIMEOUT)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the session ended while it started: leave no process behind
+            if proc is not None and proc.returncode is None:
+                proc.kill()
             raise
         except Exception as e:
             await self.aclose()
