@@ -269,6 +269,12 @@ class Diagnostics:
         got = [a for a in answers if a is not None]
         return [p for a in got for p in a] if got else None
 
+    def warm(self, path: Path) -> None:
+        """A file the agent read may be edited next: have its servers start meanwhile."""
+        pool = self.servers()
+        if pool is not None:
+            pool.warm(self.ctx.workspace.owner(path) or self.ctx.workspace.root, path)
+
     def take_notes(self) -> list[str]:
         notes, self._notes[:] = list(self._notes), []
         return notes
