@@ -57,9 +57,21 @@ class Progress:
         self.t0 = time.monotonic()
         self.seen = 0
 
+    async def tick(self) -> None:
+        """Keep the live line's clock moving while long tasks run."""
+        import asyncio
+
+        while self.live:
+            await asyncio.sleep(1)
+            if self.state is not None:
+                self(*self.state)
+
+    state: tuple | None = None
+
     def __call__(self, running: list[str], done: list, total: int) -> None:
         from .table import duration
 
+        self.state = (running, done, total)
         passed = sum(r.passed for r in done)
         elapsed = duration(time.monotonic() - self.t0)
         if self.live:
@@ -125,8 +137,15 @@ def run_eval(args: argparse.Namespace) -> int:
           f"model {settings.model} at {settings.base_url}; runs in {out}", file=sys.stderr)
     progress = Progress()
     t0 = time.monotonic()
+    async def run_with_progress():
+        ticker = asyncio.ensure_future(progress.tick())
+        try:
+            return await run_suite(plan, tasks, repeat=args.repeat, jobs=args.jobs, on_change=progress)
+        finally:
+            ticker.cancel()
+
     try:
-        results = asyncio.run(run_suite(plan, tasks, repeat=args.repeat, jobs=args.jobs, on_change=progress))
+        results = asyncio.run(run_with_progress())
     except KeyboardInterrupt:
         progress.close()
         print("agent-lsp eval: interrupted", file=sys.stderr)

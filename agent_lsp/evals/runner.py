@@ -232,8 +232,8 @@ async def run_one(plan: Plan, task: Task, attempt: int) -> RunResult:
         if plan.via == "lsp":
             status, answer = _lsp_outcome(run_dir, rc)
         else:
-            status, answer = EXIT_STATUS.get(rc, "crashed") if rc is not None else "timeout", \
-                answer_file.read_text(encoding="utf-8", errors="replace").strip()
+            status = "timeout" if rc is None else EXIT_STATUS.get(rc, "crashed")
+            answer = answer_file.read_text(encoding="utf-8", errors="replace").strip()
         result.status, result.answer = status, answer
         if status == "timeout":
             result.reason = f"timed out after {timeout:g}s"

@@ -86,6 +86,9 @@ def test_solving_and_non_solving_give_the_right_table_and_json(suite, model, tmp
     assert "check failed (exit 1)" in r.stdout
     assert "passed 1/2 (50.0%)" in r.stdout
     assert "~" not in r.stdout, "the scripted model sends usage: nothing is estimated"
+    progress = [ln for ln in r.stderr.splitlines() if ln.startswith("[")]
+    assert progress[0].startswith("[1/2] add#1: pass, 2 steps")
+    assert progress[1].startswith("[2/2] greet#1: FAIL (check failed (exit 1)")
 
     data = json.loads(report.read_text())
     s = data["summary"]
