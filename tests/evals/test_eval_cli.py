@@ -266,3 +266,25 @@ def test_the_builtin_suite_passes_when_the_model_writes_each_reference_solution(
     failed = [(x["task"], x["reason"]) for x in data["runs"] if not x["passed"]]
     assert failed == []
     assert data["summary"]["passed"] == data["summary"]["total"] == len(tasks)
+
+
+def test_running_out_of_steps_and_a_failed_setup_are_failed_rows_with_their_reason(tmp_path, model):
+    suite = tmp_path / "suite"
+    make_task(suite, "loop", {"a.txt": "a\n"}, "loop: read forever", "true", max_steps=2)
+    make_task(suite, "nosetup", {"a.txt": "a\n"}, "never asked", "true", setup="echo 'no npm here' >&2; exit 3")
+
+    def answer(body: dict):
+        if "tools" not in body:
+            return reply("I only read a.txt.")
+        return tool_call("read_file", {"path": "a.txt"})
+
+    model.add(*[answer] * 3)
+    report = tmp_path / "r.json"
+    r = run_eval(["--suite", str(suite), "--json", str(report)], model)
+    assert r.returncode == 0, r.stderr
+    runs = {x["task"]: x for x in json.loads(report.read_text())["runs"]}
+    assert (runs["loop"]["status"], runs["loop"]["passed"], runs["loop"]["steps"]) == ("stepLimit", False, 2)
+    assert runs["loop"]["reason"] == "ran out of steps (2)" and runs["loop"]["answer"] == "I only read a.txt."
+    assert (runs["nosetup"]["status"], runs["nosetup"]["passed"]) == ("setupFailed", False)
+    assert runs["nosetup"]["reason"] == "setup failed (exit 3): no npm here"
+    assert len(model.requests) == 3, "the agent never started for the task whose setup failed"
