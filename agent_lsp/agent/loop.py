@@ -149,6 +149,8 @@ class Session:
             self._repair_pairing("error: " + str(e))
             msg = self.settings.scrub(str(e))
             self.host.emit(Event("error", msg))
+            if self.transcript is not None:
+                self.transcript.record("turn_end", {"status": "error", "steps": steps, **self.usage.as_dict()})
             return TurnResult("error", msg, steps, msg, **self.usage.as_dict())
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:

@@ -239,6 +239,7 @@ def test_the_api_key_reaches_the_model_and_nothing_else(suite, tmp_path):
     assert runs["add"]["passed"] is True
     assert runs["greet"]["status"] == "error" and "HTTP 400" in runs["greet"]["reason"]
     assert "[redacted]" in runs["greet"]["reason"]
+    assert runs["greet"]["steps"] == 1 and runs["greet"]["tokens_estimated"] is False, "from the turn_end of an error"
     leaks = [p for p in [report, *out.rglob("*")] if p.is_file() and KEY.encode() in p.read_bytes()]
     assert leaks == [] and KEY not in r.stdout + r.stderr
 
