@@ -16,7 +16,7 @@ import shutil
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -59,8 +59,6 @@ class Plan:
     via: str = "cli"
     max_steps: int | None = None  # overrides every task's
     timeout: float | None = None  # overrides every task's
-    command_timeout: float | None = None
-    extra_env: dict[str, str] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------ processes
@@ -150,7 +148,6 @@ def task_env(task: Task, base: dict[str, str] | None = None) -> dict[str, str]:
 
 def _agent_env(plan: Plan, run_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(plan.extra_env)
     env["AGENT_BASE_URL"] = plan.settings.base_url
     env["AGENT_MODEL"] = plan.settings.model
     env["XDG_STATE_HOME"] = str(run_dir / "state")  # the run's transcript lands beside it
@@ -159,12 +156,11 @@ def _agent_env(plan: Plan, run_dir: Path) -> dict[str, str]:
 
 
 def _agent_cmd(plan: Plan, task: Task, work: Path, run_dir: Path, max_steps: int) -> list[str]:
-    extra = ["--timeout", str(plan.command_timeout)] if plan.command_timeout else []
     if plan.via == "lsp":
         return [sys.executable, "-m", "agent_lsp.evals.via_lsp", "--workspace", str(work), "--max-steps",
-                str(max_steps), "--result", str(run_dir / "result.json"), *extra, "--", task.prompt]
+                str(max_steps), "--result", str(run_dir / "result.json"), "--", task.prompt]
     return [sys.executable, "-m", "agent_lsp", "run", "--yes", "-C", str(work), "--max-steps", str(max_steps),
-            *extra, "--", task.prompt]
+            "--", task.prompt]
 
 
 def read_transcript(run_dir: Path) -> tuple[str | None, dict]:
