@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -190,9 +191,17 @@ def read_transcript(run_dir: Path) -> tuple[str | None, dict]:
     return str(files[-1]), end
 
 
+# Lines that end a tool's output without saying what went wrong: node's version banner and
+# stack frames, the counters of node --test's TAP summary.
+_NOISE = re.compile(r"^(at |Node\.js v\d|# (duration_ms|todo|skipped|cancelled|suites|pass|tests) )")
+
+
 def _last_line(text: str, prefix: str = "") -> str:
+    """The line of a command's output most likely to say why it failed: the last that is not noise."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip().startswith(prefix)]
-    return lines[-1][:300] if lines else ""
+    telling = [ln for ln in lines if not _NOISE.match(ln)]
+    picked = (telling or lines or [""])[-1]
+    return picked[:300]
 
 
 async def run_one(plan: Plan, task: Task, attempt: int) -> RunResult:
