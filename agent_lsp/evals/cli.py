@@ -56,6 +56,7 @@ class Progress:
         self.live = bool(getattr(self.stream, "isatty", lambda: False)())
         self.t0 = time.monotonic()
         self.seen = 0
+        self.state: tuple | None = None  # the last (running, done, total), for the ticking clock
 
     async def tick(self) -> None:
         """Keep the live line's clock moving while long tasks run."""
@@ -65,8 +66,6 @@ class Progress:
             await asyncio.sleep(1)
             if self.state is not None:
                 self(*self.state)
-
-    state: tuple | None = None
 
     def __call__(self, running: list[str], done: list, total: int) -> None:
         from .table import duration
