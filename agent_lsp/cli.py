@@ -125,7 +125,8 @@ async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
 
 
 def _exit_code(result: TurnResult) -> int:
-    return {"done": EXIT_OK, "stepLimit": EXIT_STEP_LIMIT, "cancelled": EXIT_CANCELLED}.get(result.status, EXIT_ERROR)
+    limits = dict.fromkeys(("stepLimit", "tokenLimit", "loopGuard", "compactionLimit"), EXIT_STEP_LIMIT)
+    return {"done": EXIT_OK, "cancelled": EXIT_CANCELLED, **limits}.get(result.status, EXIT_ERROR)
 
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:

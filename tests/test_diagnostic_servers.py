@@ -53,7 +53,7 @@ def children_in(folder: Path) -> list[str]:
 @needs_ruff
 def test_ruff_reports_the_undefined_name_an_edit_introduced(workspace, model):
     (workspace / "calc.py").write_text(CALC)
-    user_settings({"diagnosticServers": {"*.py": [RUFF, "server"]}})
+    user_settings({"diagnosticServers": {"*.py": [RUFF, "server"]}, "diagnosticsTimeout": 20})  # a slow CI start
     model.add(
         tool_call("edit_file", {"path": "calc.py", "old": "math.pi * r * r", "new": "math.pi * radius * r"}),
         tool_call("edit_file", {"path": "calc.py", "old": "import math\n", "new": "import math\nimport os\n"}),

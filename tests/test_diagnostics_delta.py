@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -108,3 +109,37 @@ async def test_servers_stop_with_the_pool(tmp_path, monkeypatch):
     proc = slot.conn.client._server
     await pool.aclose()
     assert proc.returncode is not None
+
+
+async def test_an_editor_seen_to_be_slow_gets_a_longer_quiet_period(tmp_path):
+    """A linter that shows an edit's problem 0.9 s later: once that is seen, unchanged answers are awaited longer."""
+    import time as _time
+
+    from agent_lsp.agent import diagnostics as D
+    from agent_lsp.agent.context import ToolContext
+    from agent_lsp.agent.diskhost import DiskHost
+    from agent_lsp.agent.paths import Workspace
+    from agent_lsp.agent.settings import Settings
+
+    class Slow(DiskHost):
+        def __init__(self):
+            self.at, self.after, self.before = 0.0, [], []
+
+        async def diagnostics(self, path):
+            return self.after if _time.monotonic() - self.at >= 0.9 else self.before
+
+    host = Slow()
+    ctx = ToolContext(workspace=Workspace([tmp_path]), host=host, settings=Settings())
+    d, f = ctx.diagnostics, tmp_path / "f"
+    err = {"range": {"start": {"line": 0, "character": 0}}, "message": "x"}
+    host.at, host.after = _time.monotonic(), [err]
+    first = await d.editor_settled(f, [], 3)
+    assert first == []  # the first time, QUIET (0.6 s) passed before the linter spoke
+    d.remember(f, first)
+    await asyncio.sleep(0.5)
+    d.check_late(f, await d.editor(f, 1))  # the next edit's baseline shows what came late
+    assert d.quiet() >= 1.2
+    host.at, host.before, host.after = _time.monotonic(), [], [err]
+    got = await d.editor_settled(f, [], 3)  # now it waits long enough
+    assert got and got[0].message == "x" and 0.9 <= d.lags[-1] < 1.3
+    assert d.quiet() >= 1.4

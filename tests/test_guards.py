@@ -148,3 +148,21 @@ async def test_a_third_compaction_ends_the_task_with_a_summary(workspace, model)
     assert "compactions in this task" in last["messages"][-1]["content"]
     assert conv.replies, "the task stopped before reading everything"
     assert_paired(session.messages)
+
+
+async def test_a_failing_summary_at_the_compaction_limit_is_an_error_not_a_crash(workspace, model):
+    big_files(workspace, 12, size=1_500)
+    rounds = [tool_calls(call("read_file", {"path": f"f{2 * i}.txt"}), call("read_file", {"path": f"f{2 * i + 1}.txt"}))
+              for i in range(6)]
+    conv = Conversation(*rounds)
+
+    def script(body):
+        if "compactions in this task" in str(body["messages"][-1].get("content")):
+            return {"status": 500, "error": {"message": "upstream down"}}
+        return conv(body)
+
+    model.add(*[script] * 30)
+    host = RecordingHost()
+    session, result = await turn(workspace, model, host, task="read all twelve files", context_window=2_500)
+    assert result.status == "error" and "500" in result.answer
+    assert conv.summaries == 2

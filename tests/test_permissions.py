@@ -7,6 +7,8 @@ records each question, so a test can tell "ran unasked" from "asked and allowed"
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -81,11 +83,15 @@ def test_a_rule_is_the_prefix_a_person_would_generalise(command, rule):
 # ------------------------------------------------------------------ the gate in the loop
 
 
-async def test_an_allowed_command_runs_unasked(workspace, model):
+async def test_an_allowed_command_runs_unasked(workspace, model, tmp_path, monkeypatch):
     write_rules(workspace, allow=["bash(python3 -m pytest*)"])
     (workspace / "test_one.py").write_text("def test_one():\n    assert True\n")
+    bin_dir = tmp_path / "bin"  # `python3` is the interpreter running these tests (it has pytest)
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     host = ApprovingHost()
-    [out] = await run(workspace, model, host, "python3 -m pytest -q -p no:cacheprovider")
+    [out] = await run(workspace, model, host, "python3 -m pytest -q -p no:cacheprovider", command_timeout=120)
     assert host.requests == [] and host.confirms == []
     assert "1 passed" in out and out.endswith("[exit 0]")
 
@@ -187,3 +193,31 @@ def test_terminal_asks_yes_session_always_no_and_always_is_remembered(workspace,
     r = agent(["run", "make b"], cwd=workspace, base_url=model.base_url, stdin="")
     assert r.returncode == 0 and "allow?" not in r.stderr and "trust" not in r.stderr, r.stderr
     assert (workspace / "b.txt").exists()
+
+
+def test_agent_lsp_trust_grants_the_allow_rules(workspace, model):
+    from tests.test_cli import agent
+
+    write_rules(workspace, allow=["bash(touch*)"], trusted=False)
+    model.add(tool_call("bash", {"command": "touch a.txt"}), reply("ok"))
+    # not trusted: asked about trust first (declined), then about the command (declined)
+    r = agent(["run", "make a"], cwd=workspace, base_url=model.base_url, stdin="n\nn\n")
+    assert "lets commands run without asking" in r.stderr and "bash(touch*)" in r.stderr
+    assert not (workspace / "a.txt").exists()
+    r = agent(["trust", str(workspace)], cwd=workspace, base_url=model.base_url)
+    assert r.returncode == 0 and "(permissions)" in r.stdout, r.stdout + r.stderr
+    model.add(tool_call("bash", {"command": "touch a.txt"}), reply("ok"))
+    r = agent(["run", "make a"], cwd=workspace, base_url=model.base_url, stdin="")
+    assert r.returncode == 0 and "allow?" not in r.stderr and (workspace / "a.txt").exists(), r.stderr
+
+
+def test_chat_session_answer_covers_the_rest_of_the_chat_only(workspace, model):
+    from tests.test_cli import agent
+
+    model.add(tool_call("bash", {"command": "git --version"}), reply("one"),
+              tool_call("bash", {"command": "git --version && git --help"}), reply("two"))
+    r = agent(["chat"], cwd=workspace, base_url=model.base_url, stdin="first\ns\nsecond\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("allow? [y]es / [s]ession / [a]lways / [N]o") == 1, r.stderr
+    assert "allow `git` for this session" in r.stderr
+    assert not permissions.permissions_path(workspace).exists()

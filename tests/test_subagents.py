@@ -138,3 +138,11 @@ async def test_the_child_has_its_own_step_cap(workspace, model, monkeypatch):
     assert is_child(summary_request) and "tools" not in summary_request
     (out,) = last_tool_results(model.requests[4])
     assert "(the helper stopped at its step limit of 2 tool rounds)" in out and out.endswith("two listings done.")
+
+
+async def test_the_childs_tokens_count_in_the_parents_turn(workspace, model):
+    model.add(tool_call("spawn_agent", {"task": "say hi"}), reply("hi"), reply("the helper said hi"))
+    session = make_session(workspace, model)
+    await session.run_turn("go")
+    await session.aclose()
+    assert session.usage.calls == 3  # two model calls of the parent, one of the child

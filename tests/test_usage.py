@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent_lsp.agent.llm import Reply
@@ -19,8 +21,6 @@ async def test_a_turn_sums_the_servers_usage_over_its_calls(workspace, model, st
     await session.client.aclose()
     assert result.status == "done"
     # the scripted model counts len(json(messages)) // 4 for the prompt of each request
-    import json
-
     expected_prompt = sum(len(json.dumps(r["messages"])) // 4 for r in model.requests)
     assert result.prompt_tokens == expected_prompt > 0
     assert result.completion_tokens >= 2

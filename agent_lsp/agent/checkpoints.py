@@ -140,7 +140,7 @@ class TaskChanges:
         changes.save()
         return changes
 
-    def record(self, path: Path, before: bytes | None, after: bytes | None) -> None:
+    def record(self, path: Path, before: bytes | None, after: bytes | None, *, save: bool = True) -> None:
         rec = self.files.get(path)
         if rec is None:
             self.files[path] = FileRecord(path, before, after)
@@ -148,7 +148,8 @@ class TaskChanges:
             if rec.after != before and rec.conflict is None:
                 rec.conflict = CONFLICT
             rec.after = after
-        self.save()
+        if save:
+            self.save()
 
     def record_edit(self, change: FileChange) -> None:
         before = None if change.before is None else change.before.encode("utf-8")
@@ -185,7 +186,8 @@ class TaskChanges:
         try:
             after = tree.snapshot()
             for path, a, b in tree.changed(before, after):
-                self.record(path, None if a is None else tree.blob(a), None if b is None else tree.blob(b))
+                self.record(path, None if a is None else tree.blob(a), None if b is None else tree.blob(b), save=False)
+            self.save()  # once per command: a command may change thousands of files
         except (OSError, subprocess.SubprocessError) as e:
             log.warning("no snapshot after the command: %s", e)
             self.uncovered_commands += 1

@@ -6,8 +6,8 @@ the language servers the agent runs itself (`diagnosticServers`, agent_lsp/lspcl
 A baseline is asked for before the edit is proposed, the same question again after it
 is accepted. Editors publish asynchronously, so the second answer is asked for until it
 settles: two equal answers in a row that differ from the baseline, or the same answer
-for a quiet period; our own servers answer for the exact text we sent, so their first
-answer is final. All of it is bounded by `diagnosticsTimeout`.
+for a quiet period (QUIET, longer once this editor was seen to answer an edit later
+than that); our own servers answer for the exact text we sent, so their first answer is final. All of it is bounded by `diagnosticsTimeout`.
 
 "New" ignores what only moved: a problem matches an old one with the same source, code
 and message whose line, shifted by the edit's line delta, is where it is now (a problem
@@ -193,6 +193,8 @@ class Diagnostics:
     _servers: Any = None  # lspclient.ServerPool, created on first use when diagnosticServers is set
     _notes: list[str] = field(default_factory=list)
     editor_silent: bool = False  # the editor left a question unanswered: don't wait on it again this task
+    lags: list[float] = field(default_factory=list)  # seconds from an edit to the editor's changed answer
+    _settled: dict[Path, list[Problem]] = field(default_factory=dict)  # the editor's last settled answer per file
 
     def begin_task(self, target: Target | None) -> None:
         """A new task: its fix target (or none), and the editor gets another chance to answer."""
@@ -239,6 +241,7 @@ class Diagnostics:
         loop = asyncio.get_running_loop()
         start = loop.time()
         deadline = start + budget
+        quiet = self.quiet()
         last: list[Problem] | None = None
         while True:
             left = deadline - loop.time()
@@ -247,19 +250,38 @@ class Diagnostics:
             now = await self.editor(path, left)
             if now is None:
                 return last
-            if last is not None and now == last and (now != baseline or loop.time() - start >= QUIET):
+            if baseline is not None and now != baseline and (last is None or last == baseline):
+                self.lags.append(loop.time() - start)  # how long this editor's servers took to answer an edit
+            if last is not None and now == last and (now != baseline or loop.time() - start >= quiet):
                 return now
             last = now
             await asyncio.sleep(min(POLL, max(0.0, deadline - loop.time())))
+
+    def remember(self, path: Path, settled: list[Problem] | None) -> None:
+        if settled is not None:
+            self._settled[path] = settled
+
+    def check_late(self, path: Path, baseline: list[Problem] | None) -> None:
+        """The editor's answer changed after we took it as settled: its servers are slower than we waited."""
+        last = self._settled.pop(path, None)
+        if last is not None and baseline is not None and baseline != last:
+            self.lags.append(min(self.timeout, 2 * self.quiet()))
+            log.info("the editor's problems for %s changed after they seemed settled; waiting longer now", path)
+
+    def quiet(self) -> float:
+        """How long an answer equal to the baseline must hold: QUIET, or longer for an editor seen to be slow."""
+        slowest = max(self.lags[-20:], default=0.0)
+        return max(QUIET, min(self.timeout, 1.5 * slowest + POLL))
 
     # ------------------------------------------------------------ source 2: our own servers
 
     async def own(self, path: Path, text: str | None, budget: float) -> list[Problem] | None:
         """Our servers' problems for `path` holding exactly `text` (final: no settling needed)."""
         pool = self.servers()
-        if pool is None or text is None or not pool.handles(self.ctx.workspace.root, path):
+        root = self.ctx.workspace.owner(path) or self.ctx.workspace.root  # once per workspace folder
+        if pool is None or text is None or not pool.handles(root, path):
             return None
-        return problems(await pool.diagnostics(self.ctx.workspace.root, path, text, budget))
+        return problems(await pool.diagnostics(root, path, text, budget))
 
     async def now(self, path: Path, text: str | None) -> list[Problem] | None:
         """Every source's settled answer for the file as it is; None when none answered."""
@@ -267,6 +289,12 @@ class Diagnostics:
         answers = await asyncio.gather(self.editor_settled(path, None, budget), self.own(path, text, budget))
         got = [a for a in answers if a is not None]
         return [p for a in got for p in a] if got else None
+
+    def warm(self, path: Path) -> None:
+        """A file the agent read may be edited next: have its servers start meanwhile."""
+        pool = self.servers()
+        if pool is not None:
+            pool.warm(self.ctx.workspace.owner(path) or self.ctx.workspace.root, path)
 
     def take_notes(self) -> list[str]:
         notes, self._notes[:] = list(self._notes), []
@@ -281,7 +309,7 @@ async def apply_watched(ctx: "ToolContext", change: FileChange, apply: Callable[
     baseline runs meanwhile. Each source's delta is its own: after against before.
     """
     diags: Diagnostics | None = getattr(ctx, "diagnostics", None)
-    if diags is None:
+    if diags is None or diags.timeout <= 0:  # diagnosticsTimeout 0: not asked at all
         return await apply(change), ""
     loop = asyncio.get_running_loop()
     budget = diags.timeout
@@ -291,6 +319,7 @@ async def apply_watched(ctx: "ToolContext", change: FileChange, apply: Callable[
     if change.before is not None:
         own_before = asyncio.ensure_future(diags.own(change.path, change.before, budget))
         editor_before = await diags.editor(change.path, budget)
+        diags.check_late(change.path, editor_before)
     try:
         outcome = await apply(change)
     except BaseException:
@@ -314,6 +343,7 @@ async def apply_watched(ctx: "ToolContext", change: FileChange, apply: Callable[
         diags.editor_settled(change.path, editor_before, left) if editor_before is not None else _none(),
         diags.own(change.path, change.after, left) if before_own is not None else _none(),
     )
+    diags.remember(change.path, after_editor)
     notes = [f"note: {n}" for n in diags.take_notes()]
     target = diags.target
     if target is not None and target.path == change.path and moved is not None:
@@ -335,7 +365,7 @@ async def _none() -> None:
 async def final_note(ctx: "ToolContext") -> str:
     """For the end of a fix task: is the problem gone? Asked once more, since commands may have changed the file."""
     diags: Diagnostics | None = getattr(ctx, "diagnostics", None)
-    if diags is None or diags.target is None:
+    if diags is None or diags.target is None or diags.timeout <= 0:
         return ""
     target = diags.target
     try:

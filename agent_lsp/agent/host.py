@@ -61,7 +61,8 @@ class Event:
 
     kinds: "text" (a streamed answer delta), "tool" (a tool call starting, with a
     one-line trace), "tool_result", "todo" (the plan list), "status" (retrying,
-    compacting, ...), "answer" (the final text of a turn), "error".
+    compacting, ...), "answer" (the final text of a turn), "error", "usage" (the task's
+    tokens so far, after every model call: data promptTokens, completionTokens, estimated).
     """
 
     kind: str

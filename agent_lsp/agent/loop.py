@@ -157,9 +157,7 @@ class Session:
             self._append(reply.message)
             return self._finish("stepLimit", _text(reply.message), steps)
         except guards.CompactionLimit:
-            return await self._stop_with_summary(
-                "compactionLimit", guards.COMPACTION_LIMIT_NOTE.format(n=guards.MAX_COMPACTIONS), steps,
-                f"stopped: the context filled up again after {guards.MAX_COMPACTIONS} compactions")
+            return await self._end_at_compaction_limit(steps)
         except asyncio.CancelledError:
             task_ = asyncio.current_task()
             if task_ is not None:
@@ -210,15 +208,31 @@ class Session:
     async def _guard_stop(self, steps: int) -> TurnResult | None:
         """End the task when a guard tripped: a call looping on one failure, or the token budget."""
         if self.guards.looped is not None:
-            why = f"stopped by the loop guard: {self.guards.looped} failed the same way {guards.LOOP_STOP} times"
-            self.host.emit(Event("status", why))
-            return self._finish("loopGuard", f"Stopped: {why[11:]}. Change the approach or the task and try again.", steps)
+            why = f"{self.guards.looped} failed the same way {guards.LOOP_STOP} times in this task"
+            self.host.emit(Event("status", f"stopped by the loop guard: {why}"))
+            return self._finish("loopGuard", f"Stopped by the loop guard: {why}. Change the approach or the task "
+                                             "and try again.", steps)
         if self.guards.over_budget():
             used, limit = self.guards.total_tokens, self.guards.max_tokens
             return await self._stop_with_summary(
                 "tokenLimit", guards.TOKEN_LIMIT_NOTE.format(used=used, limit=limit), steps,
                 f"stopped: the task used {used:,} tokens, over maxTaskTokens ({limit:,})")
         return None
+
+    async def _end_at_compaction_limit(self, steps: int) -> TurnResult:
+        """The summary that replaces a third compaction, with the turn's own error and cancel handling."""
+        try:
+            return await self._stop_with_summary(
+                "compactionLimit", guards.COMPACTION_LIMIT_NOTE.format(n=guards.MAX_COMPACTIONS), steps,
+                f"stopped: the context filled up again after {guards.MAX_COMPACTIONS} compactions")
+        except asyncio.CancelledError:
+            if (task_ := asyncio.current_task()) is not None:
+                task_.uncancel()
+            return self._finish("cancelled", "Cancelled.", steps)
+        except ModelError as e:
+            msg = self.settings.scrub(str(e))
+            self.host.emit(Event("error", msg))
+            return TurnResult("error", msg, steps, error=msg)
 
     async def _stop_with_summary(self, status: str, note: str, steps: int, why: str) -> TurnResult:
         """Ask for a summary without tools (and without compacting), then end the task saying why."""

@@ -47,8 +47,6 @@ SUBCOMMAND_TOOLS = frozenset({
 })
 RUN_TOOLS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "poetry", "hatch", "cargo"})
 PYTHONS = re.compile(r"^(python[0-9.]*|py|pypy[0-9.]*)$")
-# statements that start no program themselves (what they contain is still checked)
-HARMLESS = frozenset({"test_command", "declaration_command", "unset_command", "variable_assignment"})
 
 
 def permissions_path(root: Path) -> Path:
@@ -110,10 +108,8 @@ def split_command(line: str) -> list[str] | None:
     out: list[str] = []
 
     def walk(node) -> None:
-        if node.type == "command":
+        if node.type == "command":  # function bodies, loops and substitutions are walked into too
             out.append(_command_text(node))
-        elif node.type == "function_definition":
-            pass  # its body is walked below; defining a function runs nothing
         for child in node.children:
             walk(child)
 
@@ -244,7 +240,9 @@ class Gate:
             return None if await ctx.host.confirm(tool, args, preview) else DENIED
         rules_offered = [] if verdict.unparsed else _dedupe(
             suggest_rule(s) if tool == "bash" else tool for s in verdict.unmatched)
-        request = ApprovalRequest(tool, args, preview, verdict.unmatched, rules_offered, verdict.unparsed)
+        scrub = ctx.settings.scrub  # a key pasted into a command must not reach the question
+        request = ApprovalRequest(tool, args, preview, [scrub(s) for s in verdict.unmatched],
+                                  [scrub(r) for r in rules_offered], verdict.unparsed)
         answer = await ctx.host.approve(request)
         if answer is Approval.DENY:
             return DENIED

@@ -56,10 +56,21 @@ class Progress:
         self.live = bool(getattr(self.stream, "isatty", lambda: False)())
         self.t0 = time.monotonic()
         self.seen = 0
+        self.state: tuple | None = None  # the last (running, done, total), for the ticking clock
+
+    async def tick(self) -> None:
+        """Keep the live line's clock moving while long tasks run."""
+        import asyncio
+
+        while self.live:
+            await asyncio.sleep(1)
+            if self.state is not None:
+                self(*self.state)
 
     def __call__(self, running: list[str], done: list, total: int) -> None:
         from .table import duration
 
+        self.state = (running, done, total)
         passed = sum(r.passed for r in done)
         elapsed = duration(time.monotonic() - self.t0)
         if self.live:
@@ -125,8 +136,15 @@ def run_eval(args: argparse.Namespace) -> int:
           f"model {settings.model} at {settings.base_url}; runs in {out}", file=sys.stderr)
     progress = Progress()
     t0 = time.monotonic()
+    async def run_with_progress():
+        ticker = asyncio.ensure_future(progress.tick())
+        try:
+            return await run_suite(plan, tasks, repeat=args.repeat, jobs=args.jobs, on_change=progress)
+        finally:
+            ticker.cancel()
+
     try:
-        results = asyncio.run(run_suite(plan, tasks, repeat=args.repeat, jobs=args.jobs, on_change=progress))
+        results = asyncio.run(run_with_progress())
     except KeyboardInterrupt:
         progress.close()
         print("agent-lsp eval: interrupted", file=sys.stderr)

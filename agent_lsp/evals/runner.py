@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -59,8 +60,6 @@ class Plan:
     via: str = "cli"
     max_steps: int | None = None  # overrides every task's
     timeout: float | None = None  # overrides every task's
-    command_timeout: float | None = None
-    extra_env: dict[str, str] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------ processes
@@ -150,7 +149,6 @@ def task_env(task: Task, base: dict[str, str] | None = None) -> dict[str, str]:
 
 def _agent_env(plan: Plan, run_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(plan.extra_env)
     env["AGENT_BASE_URL"] = plan.settings.base_url
     env["AGENT_MODEL"] = plan.settings.model
     env["XDG_STATE_HOME"] = str(run_dir / "state")  # the run's transcript lands beside it
@@ -159,12 +157,11 @@ def _agent_env(plan: Plan, run_dir: Path) -> dict[str, str]:
 
 
 def _agent_cmd(plan: Plan, task: Task, work: Path, run_dir: Path, max_steps: int) -> list[str]:
-    extra = ["--timeout", str(plan.command_timeout)] if plan.command_timeout else []
     if plan.via == "lsp":
         return [sys.executable, "-m", "agent_lsp.evals.via_lsp", "--workspace", str(work), "--max-steps",
-                str(max_steps), "--result", str(run_dir / "result.json"), *extra, "--", task.prompt]
+                str(max_steps), "--result", str(run_dir / "result.json"), "--", task.prompt]
     return [sys.executable, "-m", "agent_lsp", "run", "--yes", "-C", str(work), "--max-steps", str(max_steps),
-            *extra, "--", task.prompt]
+            "--", task.prompt]
 
 
 def read_transcript(run_dir: Path) -> tuple[str | None, dict]:
@@ -194,9 +191,17 @@ def read_transcript(run_dir: Path) -> tuple[str | None, dict]:
     return str(files[-1]), end
 
 
+# Lines that end a tool's output without saying what went wrong: node's version banner and
+# stack frames, the counters of node --test's TAP summary.
+_NOISE = re.compile(r"^(at |Node\.js v\d|# (duration_ms|todo|skipped|cancelled|suites|pass|tests) )")
+
+
 def _last_line(text: str, prefix: str = "") -> str:
+    """The line of a command's output most likely to say why it failed: the last that is not noise."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip().startswith(prefix)]
-    return lines[-1][:300] if lines else ""
+    telling = [ln for ln in lines if not _NOISE.match(ln)]
+    picked = (telling or lines or [""])[-1]
+    return picked[:300]
 
 
 async def run_one(plan: Plan, task: Task, attempt: int) -> RunResult:
@@ -232,8 +237,8 @@ async def run_one(plan: Plan, task: Task, attempt: int) -> RunResult:
         if plan.via == "lsp":
             status, answer = _lsp_outcome(run_dir, rc)
         else:
-            status, answer = EXIT_STATUS.get(rc, "crashed") if rc is not None else "timeout", \
-                answer_file.read_text(encoding="utf-8", errors="replace").strip()
+            status = "timeout" if rc is None else EXIT_STATUS.get(rc, "crashed")
+            answer = answer_file.read_text(encoding="utf-8", errors="replace").strip()
         result.status, result.answer = status, answer
         if status == "timeout":
             result.reason = f"timed out after {timeout:g}s"

@@ -22,6 +22,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
 
 from .. import __version__
+from ..agent.tools.shell import SECRET_VARS
 from ..server.jsonish import plain
 
 log = logging.getLogger("agent_lsp.lspclient")
@@ -79,7 +80,8 @@ class Connection:
     async def start(self) -> None:
         """Start and initialize; raises ServerGone with a one-line reason."""
         try:
-            await self.client.start_io(self.command[0], *self.command[1:], cwd=str(self.root))
+            env = {k: v for k, v in os.environ.items() if k not in SECRET_VARS}  # the model's key stays ours
+            await self.client.start_io(self.command[0], *self.command[1:], cwd=str(self.root), env=env)
         except (OSError, ValueError) as e:
             raise ServerGone(f"{type(e).__name__}: {e}") from None
         proc = self.client._server
@@ -102,7 +104,9 @@ class Connection:
         )
         try:
             result = await asyncio.wait_for(self.client.initialize_async(params), START_TIMEOUT)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the session ended while it started: leave no process behind
+            if proc is not None and proc.returncode is None:
+                proc.kill()
             raise
         except Exception as e:
             await self.aclose()

@@ -81,6 +81,14 @@ class ServerPool:
                 keys.append((root, glob, tuple(cmd)))
         return keys
 
+    def warm(self, root: Path, path: Path) -> None:
+        """Start the servers for `path` now, in the background, so its first edit need not wait for them."""
+        for key in self._keys(root, path):
+            slot = self.slots.setdefault(key, _Slot(key))
+            if slot.failed is None and slot.starting is None:
+                task = self._connection(slot)
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())  # seen here; _ask reports it
+
     def handles(self, root: Path, path: Path) -> bool:
         return any(self.slots.get(k) is None or self.slots[k].failed is None for k in self._keys(root, path))
 

@@ -199,19 +199,21 @@ class LspHost(Host):
     async def diagnostics(self, path: Path) -> list[dict[str, Any]] | None:
         """Every problem the editor shows for `path` (all its servers and linters), via agentLsp/diagnostics.
 
-        The caller bounds the wait (diagnosticsTimeout); a request left unanswered is
-        cancelled with it, so the editor is never kept waiting on us.
+        The caller bounds the wait (diagnosticsTimeout); the editor answers whenever it
+        can and is never kept waiting on us.
         """
         if not self.can_diagnose:
             return None
+        # shielded: a late answer must find its request still pending (pygls fails on a cancelled one)
+        request = self.ls.protocol.send_request_async(DIAGNOSTICS_REQUEST, {"uri": from_fs_path(str(path))})
         try:
-            result = await self.ls.protocol.send_request_async(DIAGNOSTICS_REQUEST, {"uri": from_fs_path(str(path))})
+            result = plain(await asyncio.shield(request))
         except asyncio.CancelledError:
             raise
         except Exception as e:  # an error answer: this editor can't tell
             log.info("agentLsp/diagnostics failed: %r", e)
             return None
-        items = plain(result).get("diagnostics") if isinstance(plain(result), dict) else None
+        items = result.get("diagnostics") if isinstance(result, dict) else None
         return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else None
 
     # ------------------------------------------------------------ questions

@@ -37,11 +37,18 @@ SHOW_DOCUMENT_TIMEOUT = 5.0
 
 @dataclass
 class PendingEdit:
+    """One decision: an agent edit of one document, or an undo over several (`more`)."""
+
     uri: str
     change: FileChange
     edits: list[tuple[types.Range, str]]
     decision: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    more: list[tuple[str, FileChange, list[tuple[types.Range, str]]]] = field(default_factory=list)
+    published: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+
+    def documents(self) -> list[tuple[str, FileChange, list[tuple[types.Range, str]]]]:
+        return [(self.uri, self.change, self.edits), *self.more]
 
 
 def _message(change: FileChange, rng: types.Range, new_text: str) -> str:
@@ -86,13 +93,17 @@ class ReviewQueue:
     def pending(self, uri: str | None = None) -> PendingEdit | None:
         """The edit under review (for `uri`, if given): only the head of the queue can be decided."""
         head = self.head
-        if head is None or (uri is not None and head.uri != uri):
+        if head is None or (uri is not None and uri not in {u for u, _c, _e in head.documents()}):
             return None
         return head
 
-    async def decide(self, uri: str, change: FileChange, edits: list[tuple[types.Range, str]]) -> bool:
-        """Publish the edit for review and wait for the person: True = accepted. Cancellable."""
-        item = PendingEdit(uri, change, edits)
+    async def decide(self, uri: str, change: FileChange, edits: list[tuple[types.Range, str]],
+                     more: list[tuple[str, FileChange, list[tuple[types.Range, str]]]] | None = None) -> bool:
+        """Publish the edit (of one document, or `more` too: an undo) for review and wait: True = accepted.
+
+        Cancellable; the diagnostics go with the decision either way.
+        """
+        item = PendingEdit(uri, change, edits, more=list(more or []))
         self.items.append(item)
         try:
             if self.head is item:
@@ -128,15 +139,18 @@ class ReviewQueue:
                 log.info("showDocument failed for %s: %r", item.uri, e)
         if item.decision.done() or item not in self.items:
             return
-        item.diagnostics = pending_diagnostics(item.change, item.edits)
-        self._publish(item.uri, item.diagnostics)
-        self.ls.log_line(f"agent-lsp: an edit of {item.change.display_path} waits for review: "
+        for uri, change, edits in item.documents():
+            item.published[uri] = pending_diagnostics(change, edits)
+            self._publish(uri, item.published[uri])
+        item.diagnostics = item.published.get(item.uri, [])
+        names = ", ".join(change.display_path for _u, change, _e in item.documents())
+        self.ls.log_line(f"agent-lsp: an edit of {names} waits for review: "
                          f"{ACCEPT_TITLE} / {REJECT_TITLE} (code actions, or agentLsp.acceptEdit / agentLsp.rejectEdit)")
 
     def _unpublish(self, item: PendingEdit) -> None:
-        if item.diagnostics:
-            item.diagnostics = []
-            self._publish(item.uri, [])
+        published, item.published, item.diagnostics = item.published, {}, []
+        for uri in published:
+            self._publish(uri, [])
 
     def _publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
         doc = self.ls.open_document(uri)

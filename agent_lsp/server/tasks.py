@@ -47,7 +47,7 @@ class TaskRunner:
         self.request_id: Any = None
         self.cancel_requested = False
         self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
-        self.mcp_declined: dict[str, str] = {}  # MCP entries trust said no to (subject -> fingerprint)
+        self.mcp_declined: dict[Path, dict[str, str]] = {}  # MCP entries trust said no to, per root
         self._mcp_notes: list[str] = []
 
     @property
@@ -144,6 +144,9 @@ class TaskRunner:
                 "done": types.MessageType.Info,
                 "cancelled": types.MessageType.Warning,
                 "stepLimit": types.MessageType.Warning,
+                "tokenLimit": types.MessageType.Warning,
+                "loopGuard": types.MessageType.Warning,
+                "compactionLimit": types.MessageType.Warning,
             }.get(result.status, types.MessageType.Error)
             self.ls.show(f"agent: {result.answer}" if result.answer else f"agent: {outcome}", kind)
         return result.as_dict()
@@ -179,7 +182,7 @@ class TaskRunner:
 
     async def _use_mcp(self, session: Session, root: Path) -> None:
         """The workspace's MCP servers for the session (kept while their configuration holds)."""
-        notes = await mcp_config.attach(session, root, self.mcp_declined)
+        notes = await mcp_config.attach(session, root, self.mcp_declined.setdefault(root, {}))
         if notes != self._mcp_notes:
             for note in notes:
                 self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
@@ -230,4 +233,7 @@ def _outcome_line(result: TurnResult) -> str:
         "done": f"done in {steps}",
         "cancelled": f"cancelled after {steps}",
         "stepLimit": f"stopped at the step limit after {steps}",
+        "tokenLimit": f"stopped at maxTaskTokens after {steps}",
+        "loopGuard": f"stopped by the loop guard after {steps}",
+        "compactionLimit": f"stopped: the context filled up after {steps}",
     }.get(result.status, f"failed: {result.answer}")

@@ -30,7 +30,7 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--ctx", type=int, default=8192)
-    p.add_argument("--predict", type=int, default=256, help="cap on tokens per reply (the toy model rambles)")
+    p.add_argument("--predict", type=int, default=128, help="cap on tokens per reply (the toy model rambles)")
     args = p.parse_args()
     import xllamacpp as xlc
 

@@ -6,7 +6,6 @@ check runs exactly as the harness runs it (runner.run_shell, same environment).
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 

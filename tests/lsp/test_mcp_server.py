@@ -68,3 +68,20 @@ async def test_show_memory_returns_the_path(launch, workspace):
     result = await execute(editor, "agentLsp.showMemory")
     path = Path(result["path"])
     assert path == memory.memory_path(workspace) and path.exists()
+
+
+async def test_a_helpers_steps_are_nested_in_progress_and_events(launch, model, workspace):
+    from lsprotocol import types
+
+    (workspace / "a.txt").write_text("alpha\n")
+    model.add(tool_call("spawn_agent", {"task": "read a.txt"}, id="call_helper"),
+              tool_call("read_file", {"path": "a.txt"}), reply("it says alpha"), reply("alpha"))
+    editor = await launch(stream=True)
+    assert (await execute(editor, "agentLsp.runTask", {"task": "what is in a.txt?"}))["status"] == "done"
+    reports = [r.message for rs in editor.client.progress_reports.values() for r in rs
+               if isinstance(r, types.WorkDoneProgressReport)]
+    i = reports.index('→ spawn_agent({"task": "read a.txt"})')
+    assert reports[i + 1] == '  │ → read_file({"path": "a.txt"})'
+    nested = [e for e in editor.events if (e["data"] or {}).get("parent") == "call_helper"]
+    assert [e["kind"] for e in nested] == ["tool", "tool_result"]
+    assert tool_results(model, "spawn_agent") == ["Files the helper read: a.txt\n\nit says alpha"]

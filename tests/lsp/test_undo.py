@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.lsp_helpers import execute
@@ -30,6 +31,7 @@ def tree(ws: Path) -> dict[str, bytes]:
 def project(ws: Path) -> None:
     (ws / "calc.py").write_bytes(CALC.encode())
     (ws / "notes.txt").write_text("notes\n")
+    (ws / "old.txt").write_text("old\n")
     git(ws, "init", "-q")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "start")
@@ -39,17 +41,19 @@ async def run_task(editor, model) -> None:
     model.add(
         tool_call("edit_file", {"path": "calc.py", "old": "a - b", "new": "a + b"}),
         tool_call("write_file", {"path": "new_module.py", "content": "X = 1\n"}),
-        tool_call("bash", {"command": "echo made > cmd.txt && echo more >> notes.txt"}),
+        tool_call("bash", {"command": "echo made > cmd.txt && echo more >> notes.txt && rm old.txt"}),
         reply("done"),
     )
     result = await execute(editor, "agentLsp.runTask", {"task": "fix add, add a module, run the script"})
     assert result["status"] == "done", result
 
 
-async def test_undo_is_one_reviewed_edit_and_puts_buffers_and_disk_back(launch, model, workspace):
+@pytest.mark.parametrize("client", ["visual-studio-code", "emacs"])  # with and without create/delete
+async def test_undo_is_one_reviewed_edit_and_puts_buffers_and_disk_back(client, launch, model, workspace):
     project(workspace)
     before = tree(workspace)
-    editor = await launch()
+    editor = await launch(client_name=client)
+    rich = client == "visual-studio-code"
     uri = editor.open(workspace / "calc.py", CALC)
     await run_task(editor, model)
     assert editor.text(uri) != CALC and (workspace / "cmd.txt").exists()
@@ -57,22 +61,31 @@ async def test_undo_is_one_reviewed_edit_and_puts_buffers_and_disk_back(launch, 
 
     result = await execute(editor, "agentLsp.undoTask")
     assert result["undone"] is True, result
-    assert sorted(result["restored"]) == ["calc.py", "cmd.txt", "new_module.py", "notes.txt"]
+    files = ["calc.py", "cmd.txt", "new_module.py", "notes.txt", "old.txt"]
+    assert sorted(result["restored"]) == files
     assert result["skipped"] == []
     (undo,) = editor.edit_requests[edits_before:]
     assert undo.label == "agent: undo the last task"
     anns = undo.edit.change_annotations
-    assert len(anns) == 4 and all(a.needs_confirmation for a in anns.values())
-    assert sorted(a.label for a in anns.values()) == [f"agent: undo {n}" for n in
-                                                      ("calc.py", "cmd.txt", "new_module.py", "notes.txt")]
+    shown = files if rich else [f for f in files if f != "old.txt"]  # no CreateFile: the server re-creates it
+    assert sorted(a.label for a in anns.values()) == [f"agent: undo {n}" for n in shown]
+    assert all(a.needs_confirmation for a in anns.values())
     by_uri = {}
     for ch in undo.edit.document_changes:
-        key = ch.uri if isinstance(ch, types.DeleteFile) else ch.text_document.uri
+        key = getattr(ch, "uri", None) or ch.text_document.uri
         by_uri.setdefault(key, []).append(ch)
     (calc_edit,) = by_uri[uri]
     assert calc_edit.text_document.version == editor.docs[uri][0] - 1, "versioned against the open buffer"
     assert {a.annotation_id for a in calc_edit.edits} == {calc_edit.edits[0].annotation_id}
-    assert isinstance(by_uri[(workspace / "cmd.txt").as_uri()][0], types.DeleteFile)
+    cmd = by_uri[(workspace / "cmd.txt").as_uri()]
+    if rich:
+        assert [type(c) for c in cmd] == [types.DeleteFile]
+        old = by_uri[(workspace / "old.txt").as_uri()]
+        assert [type(c) for c in old] == [types.CreateFile, types.TextDocumentEdit]
+        assert old[1].edits[0].new_text == "old\n"
+    else:  # no delete: the preview empties it, the server deletes it
+        assert [type(c) for c in cmd] == [types.TextDocumentEdit] and cmd[0].edits[0].new_text == ""
+        assert (workspace / "old.txt").as_uri() not in by_uri
     notes_edit = by_uri[(workspace / "notes.txt").as_uri()][0]
     assert notes_edit.text_document.version is None  # not open: the server writes it after acceptance
 
@@ -128,3 +141,32 @@ async def test_undo_without_a_task_and_with_arguments(launch, model, workspace):
         assert "takes no arguments" in str(e)
     else:
         raise AssertionError("an argument must be refused")
+
+
+@pytest.mark.parametrize("answer", ["agentLsp.acceptEdit", "agentLsp.rejectEdit"])
+async def test_undo_goes_through_the_inline_review_without_a_preview(answer, launch, model, workspace):
+    """A client without changeAnnotationSupport reviews the undo as pending diagnostics too;
+    the command answers at once (eglot runs commands synchronously)."""
+    from tests.lsp.conftest import wait_until
+
+    project(workspace)
+    before = tree(workspace)
+    editor = await launch(client_name="neovim@v0.10.0", annotations=False, init_options={"autoApprove": True})
+    uri = editor.open(workspace / "calc.py", CALC)
+    await run_task(editor, model)
+    after_task = tree(workspace)
+    result = await execute(editor, "agentLsp.undoTask")
+    assert result["pending"] is True and result["undone"] is False
+    pending = await wait_until(lambda: [d for d in editor.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                               what="the undo as pending diagnostics")
+    assert any("a - b" in d.message for d in pending)
+    assert tree(workspace) == after_task  # nothing before the decision
+    await execute(editor, answer, {"uri": uri})
+    if answer == "agentLsp.acceptEdit":
+        await wait_until(lambda: tree(workspace) == before, what="the disk to be put back")
+        await wait_until(lambda: editor.text(uri) == CALC, what="the buffer to be put back")
+    else:
+        await wait_until(lambda: any("declined" in m.message for m in editor.client.messages), what="the message")
+        assert tree(workspace) == after_task
+    await wait_until(lambda: not [d for d in editor.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                     what="the pending diagnostics to go")

@@ -1,6 +1,6 @@
 """A small MCP server (the official SDK's MCPServer) that misbehaves on request, for tests.
 
-`python flaky_server.py [--hang-at-start]`. Tools: echo, crash (the process exits mid-call),
+`python flaky_server.py [--hang-at-start | --http PORT]` (stdio, or streamable HTTP on 127.0.0.1:PORT/mcp). Tools: echo, crash (the process exits mid-call),
 hang (never answers: only a cancel ends it), picture (an image), fail (an is_error result),
 touch (writes a file: not read-only). It prints to stderr so tests can check where that goes.
 """
@@ -36,10 +36,15 @@ def crash() -> str:
 
 @app.tool(annotations=READ_ONLY)
 async def hang(marker: str = "") -> str:
-    """Never answer."""
+    """Never answer; `marker` is written when the call starts, `marker.cancelled` when the client cancels it."""
     if marker:
         Path(marker).write_text(str(time.time()))
-    await anyio.sleep(3600)
+    try:
+        await anyio.sleep(3600)
+    except BaseException:  # the SDK cancels the handler on notifications/cancelled
+        if marker:
+            Path(marker + ".cancelled").write_text(str(time.time()))
+        raise
     return "never"
 
 
@@ -66,4 +71,7 @@ if __name__ == "__main__":
     print(f"flaky: starting pid {os.getpid()}", file=sys.stderr, flush=True)
     if "--hang-at-start" in sys.argv:
         time.sleep(3600)
-    app.run()
+    if "--http" in sys.argv:
+        app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--http") + 1]))
+    else:
+        app.run()

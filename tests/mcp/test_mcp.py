@@ -169,6 +169,8 @@ async def test_cancel_interrupts_a_hanging_call_within_a_second(workspace, model
         result = await asyncio.wait_for(turn, 5)
         took = time.monotonic() - started
         assert result.status == "cancelled" and took < 1.0, took
+        cancelled = Path(str(marker) + ".cancelled")
+        assert await wait_until(cancelled.exists, timeout=5), "the server never saw notifications/cancelled"
         assert session.messages[-1]["content"] == CANCELLED_RESULT
         assert_paired(session.messages)
         # the server got notifications/cancelled and still answers
@@ -365,3 +367,32 @@ async def test_a_child_gets_the_read_only_mcp_tools_only(workspace, model):
     assert child_tools[:3] == ["read_file", "list_files", "grep"]
     assert "mcp__flaky__echo" in child_tools and "mcp__flaky__touch" not in child_tools  # touch is not read-only
     assert last_tool_results(model.requests[-1]) == ["Files the helper read: (none)\n\nthe server said: echo: from the child"]
+
+
+async def test_an_http_server_with_headers(workspace, model, monkeypatch):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, str(FLAKY), "--http", str(port)], stderr=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL)
+    try:
+        def listening() -> bool:
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        assert await wait_until(listening, timeout=30)
+        monkeypatch.setenv("FLAKY_TOKEN", "t0ken")
+        model.add(tool_call("mcp__web__echo", {"text": "over http"}), reply("ok"))
+        servers = {"web": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp",
+                           "headers": {"Authorization": "Bearer ${FLAKY_TOKEN}"}}}
+        session, host, _ = await session_with(workspace, model, servers)
+        try:
+            await session.run_turn("echo over http")
+        finally:
+            await session.aclose()
+        assert last_tool_results(model.requests[1]) == ["echo: over http"]
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -40,6 +40,7 @@ export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
 const CANCEL = 'agentLsp.cancel';
 const NEW_SESSION = 'agentLsp.newSession';
 const SHOW_MEMORY = 'agentLsp.showMemory';
+const UNDO_TASK = 'agentLsp.undoTask';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
@@ -533,6 +534,24 @@ export class AgentClient implements vscode.Disposable {
     try {
       const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: SHOW_MEMORY, arguments: [] })) as { path?: string };
       if (result?.path) await vscode.window.showTextDocument(vscode.Uri.file(result.path));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** agentLsp.undoTask: the server proposes the undo as one edit (reviewed like any other) and says what it did. */
+  async undoTask(): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showWarningMessage('Agent: a task is running; cancel it before undoing the last one.');
+      return;
+    }
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: UNDO_TASK, arguments: [] })) as
+        | { undone?: boolean; message?: string }
+        | undefined;
+      if (result?.message) this.log.info(result.message);
     } catch (e) {
       void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
     }

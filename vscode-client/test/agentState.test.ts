@@ -99,6 +99,18 @@ test('describeTool reads arguments given as JSON text or objects', () => {
   assert.deepEqual(describeTool('mystery', '{"x":1}'), { title: 'mystery', detail: '{"x":1}' });
 });
 
+test('usage events show the task\'s tokens so far; a new task starts from none', () => {
+  let s = reduce(initialState(), { type: 'start', title: 'Agent', task: 'go' });
+  s = reduce(s, { type: 'event', event: { kind: 'usage', text: 'tokens: 900 prompt + 40 completion', data: { totalTokens: 940, estimated: false } } });
+  assert.equal(s.tokens, '940 tokens');
+  s = reduce(s, { type: 'event', event: { kind: 'usage', text: '', data: { totalTokens: 12_345, estimated: true } } });
+  assert.equal(s.tokens, '~12.3k tokens');
+  s = reduce(s, { type: 'start', title: 'Agent', task: 'again' });
+  assert.equal(s.tokens, '');
+  assert.equal(outcomeLine('loopGuard', 4), 'stopped by the loop guard after 4 steps');
+  assert.equal(outcomeLine('tokenLimit', 2), 'stopped at maxTaskTokens after 2 steps');
+});
+
 test('outcomeLine and taskTitle word things like the server', () => {
   assert.equal(outcomeLine('done', 1), 'done in 1 step');
   assert.equal(outcomeLine('stepLimit', 50), 'stopped at the step limit after 50 steps');

@@ -50,6 +50,7 @@ async def read_file(ctx: ToolContext, path: str, start: int = 1, end: int | None
         return err
     text = await _current_text(ctx, path, f)
     ctx.seen[f] = text
+    ctx.diagnostics.warm(f)  # its diagnosticServers start now, before an edit waits for them
     lines = text_lines(text)
     total = len(lines)
     if total == 0:

@@ -97,7 +97,7 @@ def _review_actions(ls: AgentServer, uri: str) -> list[types.CodeAction]:
         types.CodeAction(
             title=title,
             kind=types.CodeActionKind.QuickFix,
-            diagnostics=item.diagnostics or None,
+            diagnostics=item.published.get(uri) or None,
             is_preferred=command == ACCEPT_EDIT or None,
             command=types.Command(title=title, command=command, arguments=[{"uri": uri}]),
         )

@@ -57,11 +57,16 @@ def _current(ls: AgentServer):
     return read
 
 
-def _build(ls: AgentServer, restores: list[checkpoints.Restore], display) -> tuple[types.WorkspaceEdit, dict[str, str]]:
-    """The one WorkspaceEdit, and uri -> the text each open document must end up holding."""
+Review = list[tuple[str, FileChange, list[tuple[types.Range, str]]]]
+
+
+def _build(ls: AgentServer, restores: list[checkpoints.Restore], display) -> tuple[types.WorkspaceEdit, dict[str, str], Review]:
+    """The one WorkspaceEdit, uri -> the text each open document must end up holding, and
+    what the inline review shows of it (uri, change, edits) for clients without a preview."""
     changes: list[Any] = []
     annotations: dict[str, types.ChangeAnnotation] = {}
     expect_open: dict[str, str] = {}
+    review: Review = []
     can_delete, can_create = _can(ls, "delete"), _can(ls, "create")
     for i, r in enumerate(restores):
         uri = from_fs_path(str(r.path)) or ""
@@ -69,29 +74,30 @@ def _build(ls: AgentServer, restores: list[checkpoints.Restore], display) -> tup
         current, target = _text(r.current), _text(r.target)
         if (r.current is not None and current is None) or (r.target is not None and target is None):
             continue  # binary: restored by the server once the edit is accepted
+        if r.current is None and not can_create:
+            continue  # the server writes it back once the edit is accepted
         ann_id = f"undo-{i}"
         verb = "delete" if r.target is None else ("re-create" if r.current is None else "restore")
         annotations[ann_id] = types.ChangeAnnotation(
             label=f"agent: undo {shown}", needs_confirmation=True,
             description=f"Undo the agent's last task: {verb} {shown}")
         doc = ls.open_document(uri)
+        before, after = current or "", target or ""
+        edits = minimal_edits(FileChange("undo", r.path, shown, before, after), ls.encoding)
+        review.append((uri, FileChange("undo", r.path, shown, before, after), edits))
         if r.target is None and can_delete:
             changes.append(types.DeleteFile(uri=uri, options=types.DeleteFileOptions(ignore_if_not_exists=True),
                                             annotation_id=ann_id))
             continue
         if r.current is None:
-            if not can_create:
-                continue  # the server writes it back after the edit is accepted
             changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True),
                                             annotation_id=ann_id))
-        before, after = current or "", target or ""
-        edits = minimal_edits(FileChange("undo", r.path, shown, before, after), ls.encoding)
         changes.append(types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version if doc else None),
             edits=[types.AnnotatedTextEdit(range=rng, new_text=t, annotation_id=ann_id) for rng, t in edits]))
         if doc is not None:
             expect_open[uri] = after
-    return types.WorkspaceEdit(document_changes=changes, change_annotations=annotations), expect_open
+    return types.WorkspaceEdit(document_changes=changes, change_annotations=annotations), expect_open, review
 
 
 @server.command(c.UNDO_TASK)
@@ -111,10 +117,21 @@ async def undo_task(ls: AgentServer, *args: Any) -> dict[str, Any]:
         ls.show(f"agent: {p.nothing}")
         return {"undone": False, "message": p.nothing, "restored": [], "skipped": []}
     assert changes is not None
+    if p.restores and ls.inline_review():
+        # No preview in this client: the undo waits in the inline review, and the command
+        # answers now (eglot runs commands synchronously); the outcome arrives as a message.
+        ls.spawn(_undo(ls, changes, p, display))
+        message = "the undo waits for your review: Accept agent edit / Reject agent edit (code actions)"
+        return {"undone": False, "pending": True, "message": message, "restored": [], "skipped": []}
+    return await _undo(ls, changes, p, display)
+
+
+async def _undo(ls: AgentServer, changes: Any, p: Any, display) -> dict[str, Any]:
+    """Propose the undo, and once it is accepted put the disk in step and report."""
     restores = p.restores
     if restores:
-        edit, expect_open = _build(ls, restores, display)
-        accepted = await _propose(ls, edit, expect_open)
+        edit, expect_open, review = _build(ls, restores, display)
+        accepted = await _propose(ls, edit, expect_open, review)
         if not accepted:
             message = "the undo was declined in review; nothing changed (agentLsp.undoTask can propose it again)"
             ls.show(f"agent: {message}", types.MessageType.Warning)
@@ -131,10 +148,16 @@ async def undo_task(ls: AgentServer, *args: Any) -> dict[str, Any]:
             "skipped": [{"path": display(x), "reason": why} for x, why in skipped]}
 
 
-async def _propose(ls: AgentServer, edit: types.WorkspaceEdit, expect_open: dict[str, str]) -> bool:
+async def _propose(ls: AgentServer, edit: types.WorkspaceEdit, expect_open: dict[str, str], review: Review) -> bool:
     """Send the one edit; True once the editor accepted it and its open documents hold the old text again."""
     if not edit.document_changes:
         return True  # only files the editor cannot show (binary): nothing to review
+    if ls.inline_review() and review:
+        uri, change, edits = review[0]
+        if not await ls.review.decide(uri, change, edits, more=review[1:]):
+            return False
+        for annotation in (edit.change_annotations or {}).values():
+            annotation.needs_confirmation = False  # accepted in the review: applying must not ask again
     try:
         result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=LABEL))
     except JsonRpcException:  # eglot's "no"
