@@ -315,3 +315,10 @@ async def test_each_version_gets_this_servers_diagnostics(editors, workspace, mo
         ed.client.diagnostics[uri] = None  # then each change must bring a new publish
         ed.type_text(uri, f"x = {i}\n")
         await wait_until(none_published, 5, f"diagnostics after change {i}")
+
+
+async def test_stock_neovim_hears_once_what_the_config_adds(editors, workspace, model):
+    editors.append(ed := await start_stdio(workspace, model.base_url, client_info=types.ClientInfo(name="Neovim")))
+    await _task_status(ed, workspace, model)
+    said = [m for m in _logs(ed) if "Neovim without the agent-lsp config" in m]
+    assert len(said) == 1 and "docs/editors/nvim.lua" in said[0] and ":AgentFix" in said[0], _logs(ed)
