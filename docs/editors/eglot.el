@@ -37,12 +37,14 @@ loading this file, e.g. (setq agent-lsp-beside \='((python-mode \"ruff\" \"serve
 ;; server goes first: rass sends requests only one server answers (hover, signature help,
 ;; highlights) to the first. It hands the `rass' part of initializationOptions to the
 ;; server whose name matches.
-(defconst agent-lsp--rass-preset
+(defvar agent-lsp-rass-preset
   (expand-file-name "rass-agent-lsp.py" (file-name-directory (or load-file-name buffer-file-name)))
-  "rass waits 3 s for each server's `initialize' and drops a slower one; this preset waits longer.")
+  "docs/editors/rass-agent-lsp.py: rass waits 3 s for each server's `initialize' and drops a
+slower one for the session; this preset waits longer. Set it if you paste this file instead
+of loading it.")
 (dolist (entry agent-lsp-beside)
   (add-to-list 'eglot-server-programs
-               `(,(car entry) . (agent-lsp-server "rass" ,agent-lsp--rass-preset
+               `(,(car entry) . (agent-lsp-server "rass" ,agent-lsp-rass-preset
                                                   "--" ,@(cdr entry) "--" "agent-lsp" "serve"
                                                   :initializationOptions
                                                   (:rass (:agent-lsp (:detachCommands t)))))))
