@@ -85,7 +85,7 @@ class AcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             auth_methods=[],
             agent_info=Implementation(name="agent-lsp", title="agent-lsp", version=__version__),
@@ -102,11 +102,12 @@ class AcpAgent:
     def _open(self, root: Path, mcp_servers: Any, extra: dict[str, Any],
               saved: tuple[str, Path, list[dict[str, Any]]] | None = None) -> tuple[str, AcpSession]:
         """A session on `root`: a new one, or (`saved`: id, transcript, history) a loaded one."""
-        if mcp_servers:
-            log.info("ignoring %d MCP server(s) from the client: this agent has no MCP support yet", len(mcp_servers))
         if extra.get("additional_directories"):
             log.info("ignoring additionalDirectories: the workspace is the session's cwd only")
         settings = self.settings_for(root)
+        # The client's servers are the person's own choice for this session: trusted, and they
+        # win over a settings entry of the same name (a project's .mcp.json still waits for trust).
+        settings.mcp_servers = {**settings.mcp_servers, **client_mcp_servers(mcp_servers)}
         workspace = Workspace([root])
         tr = Transcript(scrub=settings.scrub)
         if saved is not None:
@@ -120,8 +121,17 @@ class AcpAgent:
         self.sessions[tr.session_id] = entry
         return tr.session_id, entry
 
+    async def _attach_mcp(self, entry: AcpSession, root: Path) -> None:
+        """Start the session's MCP servers (the SDK is imported only when there are some)."""
+        from ..agent import mcp_config
+
+        for note in await mcp_config.attach(entry.session, root, {}):
+            log.info("%s", note)
+
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **extra: Any) -> NewSessionResponse:
-        session_id, _entry = self._open(self._root(cwd), mcp_servers, extra)
+        root = self._root(cwd)
+        session_id, entry = self._open(root, mcp_servers, extra)
+        await self._attach_mcp(entry, root)
         log.info("session %s on %s", session_id, cwd)
         return NewSessionResponse(session_id=session_id)
 
@@ -139,6 +149,7 @@ class AcpAgent:
         if live is not None:
             await self._close(session_id)
         _sid, entry = self._open(root, mcp_servers, extra, (session_id, path, history))
+        await self._attach_mcp(entry, root)
         for update in updates.replay(history[1:], entry.session.workspace):
             entry.host.send(update)
         await entry.host.flush()
@@ -198,11 +209,30 @@ class AcpAgent:
             entry.turn.cancel()
             await asyncio.wait({entry.turn}, timeout=2)
         entry.host.close()
-        await entry.session.client.aclose()
+        await entry.session.aclose()  # its MCP servers and diagnostic servers stop too
 
     async def shutdown(self) -> None:
         for session_id in list(self.sessions):
             await self._close(session_id)
+
+
+def client_mcp_servers(servers: list[Any] | None) -> dict[str, dict[str, Any]]:
+    """ACP's mcpServers (a list; env and headers as name/value lists) in .mcp.json's shape."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in servers or []:
+        name = str(getattr(s, "name", "") or "")
+        if not name:
+            continue
+        pairs = lambda items: {str(i.name): str(i.value) for i in (items or [])}  # noqa: E731
+        if getattr(s, "url", None):
+            kind = getattr(s, "type", "http")
+            if kind != "http":
+                log.info("ignoring MCP server %r from the client: %s is not supported (http and stdio are)", name, kind)
+                continue
+            out[name] = {"type": "http", "url": s.url, "headers": pairs(getattr(s, "headers", None))}
+        else:
+            out[name] = {"command": s.command, "args": list(s.args or []), "env": pairs(getattr(s, "env", None))}
+    return out
 
 
 def _file_path(uri: str) -> str | None:

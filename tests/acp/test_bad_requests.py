@@ -42,10 +42,7 @@ async def test_bad_requests_get_clear_errors(start, workspace, model, tmp_path):
     # a line that is not JSON is dropped; the next request is answered
     proc.stdin.write(b"this is not json\n{\"jsonrpc\": \"2.0\", \"id\": \n")
     await proc.stdin.drain()
-    session = await conn.new_session(
-        cwd=str(workspace),
-        mcp_servers=[{"name": "fs", "command": "/bin/false", "args": [], "env": []}],
-    )  # MCP servers are accepted and ignored (no MCP support yet)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     e = await _error(conn.prompt(session_id=session.session_id, prompt=[]))
     assert e.code == -32602 and "no text" in str(e)
 

@@ -27,7 +27,7 @@ async def test_initialize_advertises_what_we_do(start):
     caps = answer.agent_capabilities
     assert caps.load_session is True
     assert caps.prompt_capabilities.embedded_context is True and caps.prompt_capabilities.image is False
-    assert caps.mcp_capabilities.http is False and caps.mcp_capabilities.sse is False
+    assert caps.mcp_capabilities.http is True and caps.mcp_capabilities.sse is False
     assert answer.auth_methods == [] and answer.agent_info.name == "agent-lsp"
 
 
