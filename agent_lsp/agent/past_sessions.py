@@ -185,7 +185,10 @@ def events(session: PastSession) -> list[dict[str, Any]]:
             if status == "error":
                 out.append({"kind": "error", "text": str(data.get("error") or "the turn failed"), "data": None})
             else:
-                out.append({"kind": "answer", "text": last_text, "data": {"status": status, "steps": data.get("steps", 0)}})
+                ended = {"status": status, "steps": data.get("steps", 0)}
+                # token counts, when the transcript has them (the turn's totals)
+                ended.update({k: data[k] for k in ("prompt_tokens", "completion_tokens") if isinstance(data.get(k), int)})
+                out.append({"kind": "answer", "text": last_text, "data": ended})
         elif r["kind"] == "compaction" and isinstance(data, dict):
             out.append({"kind": "status", "text": f"the conversation was compacted ({data.get('removed', 0)} messages summarised)",
                         "data": None})
