@@ -434,7 +434,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   /** Run agentLsp.runTask / agentLsp.fixDiagnostic and follow it in the panel and the status bar. */
-  async runTask(command: string, args: unknown[]): Promise<TaskResult | undefined> {
+  async runTask(command: string, args: unknown[], shown?: string): Promise<TaskResult | undefined> {
     const client = await this.ready();
     if (!client) return undefined;
     if (this.busy) {
@@ -454,7 +454,7 @@ export class AgentClient implements vscode.Disposable {
     }
     this.busy = true;
     void vscode.commands.executeCommand('setContext', 'agentLsp.running', true);
-    this.store.dispatch({ type: 'start', title: command === FIX_DIAGNOSTIC ? 'Agent: fix' : 'Agent', task: taskTitle(command, arg, fileName) });
+    this.store.dispatch({ type: 'start', title: command === FIX_DIAGNOSTIC ? 'Agent: fix' : 'Agent', task: shown ?? taskTitle(command, arg, fileName) });
     void this.panel.reveal();
     try {
       const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as TaskResult | null;
