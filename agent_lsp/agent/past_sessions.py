@@ -22,6 +22,7 @@ SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 MAX_LISTED = 100
 MAX_RESULT_CHARS = 4000
 MAX_SUMMARY_CHARS = 4000
+HEAD_BYTES = 64 * 1024
 
 
 @dataclass
@@ -98,7 +99,29 @@ def _workspace(records: list[dict[str, Any]]) -> list[str]:
     return roots
 
 
+def _maybe_ours(path: Path, folders: set[str]) -> bool:
+    """A cheap first look: transcript.py writes the `session` line first, so another
+    workspace's transcript is passed over without reading it all (folders added later
+    are recorded too, but a session is listed by the folders it started with)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    for line in head.splitlines()[:1]:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            return True  # not what transcript.py writes first: look at all of it
+        if isinstance(rec, dict) and rec.get("kind") == "session" and isinstance(rec.get("data"), dict):
+            first = {w for w in rec["data"].get("workspace") or [] if isinstance(w, str)}
+            return bool(folders & first)
+    return True
+
+
 def _load(path: Path, folders: set[str]) -> PastSession | None:
+    if not _maybe_ours(path, folders):
+        return None
     records = _records(path)
     roots = _workspace(records)
     if not folders.intersection(roots):

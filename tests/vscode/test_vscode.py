@@ -172,7 +172,7 @@ class _BuildLock:
 
 def _npm(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run npm in vscode-client/ (npm ci first when node_modules is missing); caller holds the lock."""
-    env = {**os.environ, **NPM_ENV}
+    env = {**os.environ, **NPM_ENV, "PYTHON": os.environ.get("PYTHON", sys.executable)}  # whose pip fills bundled/libs
     if not (CLIENT / "node_modules" / ".package-lock.json").exists():
         subprocess.run(["npm", "ci"], cwd=CLIENT, env=env, check=True, timeout=600)
     return subprocess.run(["npm", *args], cwd=CLIENT, env=env, capture_output=True, text=True, timeout=timeout)
