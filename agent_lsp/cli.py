@@ -8,27 +8,51 @@ import signal
 import sys
 from pathlib import Path
 
+from .agent import mcp_config, settings_files
 from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
+from .server.transport import add_arguments as add_transport_arguments
+from .evals.cli import add_eval_parser
 from .terminal import TerminalHost
 
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    s = Settings.from_env()
-    s.overlay({
+def _settings(args: argparse.Namespace, files: settings_files.SettingsFiles | None = None,
+              trusted: bool = False) -> tuple[Settings, list[str]]:
+    """env < settings files < flags; `files` None means no files (the demo's scratch folder)."""
+    flags = {
         "base_url": getattr(args, "base_url", None),
         "model": getattr(args, "model", None),
         "max_steps": getattr(args, "max_steps", None),
         "command_timeout": getattr(args, "timeout", None),
-    })
+    }
+    s, notes = settings_files.compose(files or settings_files.SettingsFiles(None), trusted, flags)
     if getattr(args, "no_stream", False):
         s.stream = False
     if getattr(args, "web", False):
         s.web_tools = True
     s.auto_approve = bool(getattr(args, "yes", False))
-    return s
+    return s, notes
+
+
+async def _terminal_session(args: argparse.Namespace, host: TerminalHost) -> Session:
+    """A session on args.directory with its MCP servers (the project's start only once trusted)."""
+    settings = await _terminal_settings(args, host)
+    session = open_session(Path(args.directory), host, settings)
+    for note in await mcp_config.attach(session, Path(args.directory).resolve()):
+        host.say(f"agent-lsp: {note}")
+    return session
+
+
+async def _terminal_settings(args: argparse.Namespace, host: TerminalHost) -> Settings:
+    """The settings for a run in args.directory: the project's privileged keys wait for trust (asked once)."""
+    files = settings_files.read(Path(args.directory).resolve())
+    trusted = files.trusted() or await settings_files.ensure_trusted(host, files)
+    settings, notes = _settings(args, files, trusted)
+    for note in notes:
+        host.say(f"agent-lsp: {note}")
+    return settings
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -52,10 +76,35 @@ def build_parser() -> argparse.ArgumentParser:
     _common(chat)
     demo = sub.add_parser("demo", help="a scratch fizzbuzz with a failing test, fixed by the agent")
     _common(demo)
-    serve = sub.add_parser("serve", help="language server over stdio (or --tcp HOST:PORT)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    serve = sub.add_parser("serve", help="language server over stdio (or --tcp, --ws)")
+    add_transport_arguments(serve)
     serve.add_argument("--log-file", help="also write the server's log here")
+    trust = sub.add_parser("trust", help="trust a project's settings files (they may start programs)")
+    trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
+    add_eval_parser(sub)
+    _common(sub.add_parser("acp", help="Agent Client Protocol agent over stdio (Zed, JetBrains, ...)"))
+    undo = sub.add_parser("undo", help="take back the last task run in this folder (files it changed, created or deleted)")
+    undo.add_argument("-C", "--directory", default=".", help="the workspace folder (default: the current one)")
+    mem = sub.add_parser("memory", help="print the path and text of the agent's memory of a folder")
+    mem.add_argument("directory", nargs="?", default=".", help="the workspace folder (default: the current one)")
+    mem.add_argument("--clear", action="store_true", help="empty the memory")
     return parser
+
+
+def cmd_trust(directory: str) -> int:
+    root = Path(directory).resolve()
+    files = settings_files.read(root)
+    subjects = settings_files.project_subjects(root)
+    if not subjects:
+        print(f"agent-lsp: nothing to trust in {root} (no project settings that start programs or send code)")
+        return 0
+    from .agent import trust
+
+    trust.grant(root, subjects)
+    for note in files.notes:
+        print(f"agent-lsp: {note}", file=sys.stderr)
+    print(f"agent-lsp: trusted {root} ({', '.join(sorted(subjects))}); asked again if those files change")
+    return 0
 
 
 async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
@@ -76,28 +125,28 @@ async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
 
 
 def _exit_code(result: TurnResult) -> int:
-    return {"done": EXIT_OK, "stepLimit": EXIT_STEP_LIMIT, "cancelled": EXIT_CANCELLED}.get(result.status, EXIT_ERROR)
+    limits = dict.fromkeys(("stepLimit", "tokenLimit", "loopGuard", "compactionLimit"), EXIT_STEP_LIMIT)
+    return {"done": EXIT_OK, "cancelled": EXIT_CANCELLED, **limits}.get(result.status, EXIT_ERROR)
 
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
-    settings = _settings(args)
-    host = TerminalHost(yes=settings.auto_approve)
-    session = open_session(Path(args.directory), host, settings)
+    host = TerminalHost(yes=bool(args.yes))
+    session = await _terminal_session(args, host)
     try:
         result = await _run_turn_interruptibly(session, task or args.task)
     finally:
-        await session.client.aclose()
+        await session.aclose()
     if result.status == "stepLimit":  # (an error was already shown as it happened)
-        host.say(f"agent-lsp: stopped at the step limit ({settings.max_steps})")
+        host.say(f"agent-lsp: stopped at the step limit ({session.settings.max_steps})")
     return _exit_code(result)
 
 
 async def cmd_chat(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    host = TerminalHost(yes=settings.auto_approve)
-    session = open_session(Path(args.directory), host, settings)
+    host = TerminalHost(yes=bool(args.yes))
+    session = await _terminal_session(args, host)
+    settings = session.settings
     host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
-              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over.")
+              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over, /undo takes the last task back.")
     try:
         while True:
             sys.stderr.write("\n> ")
@@ -126,13 +175,31 @@ async def cmd_chat(args: argparse.Namespace) -> int:
                 session.reset()
                 host.say("(new session)")
                 continue
+            if line.strip() == "/undo":
+                from .undo_cli import undo_folder
+
+                host.say(undo_folder(session.workspace.root)[1])
+                continue
             result = await _run_turn_interruptibly(session, line)
             if result.status == "error":  # the error itself was shown as it happened
                 host.say("(the session goes on)")
             elif result.status == "cancelled":
                 host.say("(turn cancelled; the session goes on)")
     finally:
-        await session.client.aclose()
+        await session.aclose()
+
+
+def cmd_memory(directory: str, clear: bool) -> int:
+    from .agent import memory
+
+    root = Path(directory).resolve()
+    if clear:
+        print(f"agent-lsp: cleared the memory of {root} ({memory.clear(root)})")
+        return 0
+    print(memory.memory_path(root))
+    text = memory.read(root)
+    print(text if text else "(empty: the agent has not remembered anything here yet)", end="" if text.endswith("\n") else "\n")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,7 +207,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "serve":
         from .server.main import serve
 
-        return serve(tcp=args.tcp, log_file=args.log_file)
+        return serve(args, log_file=args.log_file)
+    if args.cmd == "eval":
+        from .evals.cli import run_eval
+
+        return run_eval(args)
+    if args.cmd == "acp":
+        from .acp.main import serve_acp
+
+        return serve_acp(args)
     if args.cmd == "demo":
         from .demo import run_demo
 
@@ -148,6 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(args, "directory") and not Path(args.directory).is_dir():
         print(f"agent-lsp: not a folder: {args.directory}", file=sys.stderr)
         return 2
+    if args.cmd == "trust":
+        return cmd_trust(args.directory)
+    if args.cmd == "undo":
+        from .undo_cli import cmd_undo
+
+        return cmd_undo(args.directory)
+    if args.cmd == "memory":
+        return cmd_memory(args.directory, args.clear)
     try:
         if args.cmd == "run":
             return asyncio.run(cmd_run(args))

@@ -83,7 +83,7 @@ def endpoint_problem(settings: Settings) -> str | None:
 def run_demo(args: argparse.Namespace) -> int:
     from .cli import _settings, cmd_run
 
-    settings = _settings(args)
+    settings, _ = _settings(args)
     why = endpoint_problem(settings)
     if why is not None:
         print(HOW_TO.format(url=settings.base_url, why=why), file=sys.stderr)

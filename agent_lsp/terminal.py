@@ -13,7 +13,11 @@ import sys
 from typing import Any, TextIO
 
 from .agent.diskhost import DiskHost
-from .agent.host import Event
+from .agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange
+from .agent.permissions import rule_label, uncovered_note
+from .agent.preview import colour, unified
+
+EDIT_TOOLS = ("edit_file", "write_file")
 
 
 class StdinReader:
@@ -88,6 +92,8 @@ class TerminalHost(DiskHost):
             self.say("plan:\n" + "\n".join(lines) if lines else "plan cleared")
         elif event.kind in ("status", "error"):
             self.say(f"[{event.kind}] {event.text}")
+        elif event.kind == "usage":
+            self.say(f"[{event.text}]")
         elif event.kind == "answer":
             if self._mid_line:
                 self.out.write("\n")
@@ -106,9 +112,38 @@ class TerminalHost(DiskHost):
         return line
 
     async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
-        if self.yes:
-            return True
+        if self.yes or tool in EDIT_TOOLS:
+            return True  # an edit is asked in apply_edit, where its diff is known
         answer = await self._prompt(f"\n[{tool}] {preview}", "allow? [y/N] ")
+        return (answer or "").strip().lower() in ("y", "yes")
+
+    async def apply_edit(self, change: FileChange) -> EditOutcome:
+        """Show the unified diff of the edit (coloured on a TTY), ask, then write it."""
+        if not self.yes:
+            diff = unified(change)
+            if _is_tty(self.err):
+                diff = colour(diff)
+            answer = await self._prompt(f"\n[{change.tool}] {change.display_path}\n{diff}", "allow? [y/N] ")
+            if (answer or "").strip().lower() not in ("y", "yes"):
+                return EditOutcome(EditStatus.REJECTED, "declined at the prompt")
+        return await super().apply_edit(change)
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        if self.yes:
+            return Approval.ONCE
+        shown = request.preview + uncovered_note(request)
+        if not request.rules:
+            return Approval.ONCE if await self.confirm(request.tool, request.args, shown) else Approval.DENY
+        label = rule_label(request.rules)
+        answer = await self._prompt(
+            f"\n[{request.tool}] {shown}\n  s = allow {label} for this session, a = always allow {label} in this project",
+            "allow? [y]es / [s]ession / [a]lways / [N]o ")
+        return {"y": Approval.ONCE, "yes": Approval.ONCE, "s": Approval.SESSION, "session": Approval.SESSION,
+                "a": Approval.ALWAYS, "always": Approval.ALWAYS}.get((answer or "").strip().lower(), Approval.DENY)
+
+    async def trust_project(self, root, question: str) -> bool:
+        # asked even under --yes: approving edits is not trusting a stranger's programs
+        answer = await self._prompt(f"\n[trust] {question}", "trust this project? [y/N] ")
         return (answer or "").strip().lower() in ("y", "yes")
 
     async def ask_user(self, question: str) -> str | None:
@@ -116,3 +151,10 @@ class TerminalHost(DiskHost):
             return None
         answer = await self._prompt(f"\n[?] {question}", "your answer: ")
         return answer if answer is not None else ""
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

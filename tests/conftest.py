@@ -28,7 +28,8 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Transcripts go to a temp XDG state dir; no test reads the developer's real keys."""
+    """Transcripts and trust go to a temp XDG state dir; no test reads the developer's real keys or settings."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no developer's settings.json
     for var in ("AGENT_BASE_URL", "AGENT_API_KEY", "OPENAI_API_KEY", "AGENT_MODEL"):
         monkeypatch.delenv(var, raising=False)

@@ -105,14 +105,18 @@ def test_run_asks_before_an_edit(fix_ws, model, answer, applied):
     r = agent(["run", "fix add"], cwd=fix_ws, base_url=model.base_url, stdin=answer)
     assert r.returncode == 0, r.stderr
     assert "allow? [y/N]" in r.stderr
-    assert "[edit_file] calc.py" in r.stderr and "  | return a + b" in r.stderr
+    # the unified diff of the edit, not only its new lines (no colours: stderr is not a TTY)
+    assert "[edit_file] calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n" \
+           "-    return a - b\n+    return a + b\nallow? [y/N]" in r.stderr
+    assert "\x1b[" not in r.stderr
     after = (fix_ws / "calc.py").read_text()
     if applied:
         assert after == "def add(a, b):\n    return a + b\n"
         assert model.requests[1]["messages"][-1]["content"].startswith("ok")
     else:
         assert after == before
-        assert model.requests[1]["messages"][-1]["content"] == "user denied this action"
+        assert model.requests[1]["messages"][-1]["content"].startswith(
+            "error: the user rejected this edit in review; calc.py is unchanged")
     assert model.violations == []
 
 

@@ -32,10 +32,19 @@ class Settings:
     request_timeout: float = 300.0  # seconds without a byte from the model
     temperature: float | None = None
     web_tools: bool = False
+    max_task_tokens: int = 0  # prompt + completion tokens one task may use; 0: no budget
+    # glob -> command line of a language server the agent runs itself for diagnostics
+    diagnostic_servers: dict = field(default_factory=dict)
+    diagnostics_timeout: float = 3.0  # seconds an edit may wait for the problems it caused
+    # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
+    mcp_servers: dict = field(default_factory=dict)
     rg_path: str = ""  # an rg to use before any other (the VS Code extension passes VS Code's own)
+    mcp_timeout: float = 60.0  # seconds an MCP tool call (or a server's start) may take
+    subagent_max_steps: int = 15  # tool rounds of one spawn_agent child
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Defaults plus the AGENT_* variables (the base every other source overlays)."""
         env = os.environ if env is None else env
         s = cls()
         s.base_url = env.get("AGENT_BASE_URL") or DEFAULT_BASE_URL
@@ -55,8 +64,8 @@ class Settings:
                 continue
             current = getattr(self, key)
             coerced = coerce_setting(value, current, fields[key].type)
-            if key == "max_retries" and value == 0 and not isinstance(value, bool):
-                coerced = 0  # no retries is a valid choice; other counts must be positive
+            if key in ("max_retries", "max_task_tokens") and value == 0 and not isinstance(value, bool):
+                coerced = 0  # no retries / no budget is a valid choice; other counts must be positive
             if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
                 continue
@@ -90,6 +99,8 @@ def snake_case(name: str) -> str:
 
 def coerce_setting(value: Any, current: Any, annotation: Any) -> Any:
     ann = str(annotation)
+    if ann.startswith("dict"):
+        return dict(value) if isinstance(value, Mapping) else INVALID
     if "bool" in ann:
         if isinstance(value, bool):
             return value

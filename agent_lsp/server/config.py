@@ -1,18 +1,21 @@
 """Server configuration: engine Settings plus what only an editor face needs.
 
-Sources, later ones winning key by key: the environment, `initializationOptions`,
-then the `agentLsp` section from `workspace/didChangeConfiguration` or
-`workspace/configuration`. A payload that names nothing (eglot sends
+Sources, later ones winning key by key: the environment, the settings files (user,
+then the project's, whose privileged keys wait for trust: agent/settings_files.py),
+`initializationOptions`, then the `agentLsp` section from
+`workspace/didChangeConfiguration` or `workspace/configuration`. A payload that names nothing (eglot sends
 `{settings: {}}` right after connecting) changes nothing; a value of the wrong type
 is ignored with a note in the log instead of breaking the server.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..agent.settings import INVALID, Settings, coerce_setting, snake_case
+from ..agent.settings_files import SettingsFiles, compose
 from .jsonish import plain
 
 SECTION = "agentLsp"
@@ -27,25 +30,53 @@ class ServerOptions:
     edit_confirm_timeout: float = 3.0
     # Show the final answer with window/showMessage.
     show_answer: bool = True
+    # How a person reviews an edit: "preview" (the client shows needsConfirmation edits),
+    # "inline" (pending edits as diagnostics with Accept/Reject code actions), or "auto":
+    # inline when the client lacks workspace.workspaceEdit.changeAnnotationSupport.
+    review: str = "auto"
+
+
+CHOICES = {"review": ("auto", "inline", "preview")}
 
 
 @dataclass
 class ServerConfig:
     settings: Settings = field(default_factory=Settings.from_env)
     options: ServerOptions = field(default_factory=ServerOptions)
+    # what the editor sent (initializationOptions, then its agentLsp section), merged key by key
+    editor: dict[str, Any] = field(default_factory=dict)
+    files: SettingsFiles = field(default_factory=lambda: SettingsFiles(None))
+    trusted: bool = False
+
+    def use_files(self, files: SettingsFiles, trusted: bool) -> list[str]:
+        """Put the settings files under the editor's values (a task's workspace root is known now)."""
+        self.files, self.trusted = files, trusted
+        return self._recompose()
+
+    def _recompose(self) -> list[str]:
+        # In place: the running session and its model client hold this very object.
+        new, notes = compose(self.files, self.trusted, self.editor)
+        for f in dataclasses.fields(Settings):
+            setattr(self.settings, f.name, getattr(new, f.name))
+        return notes
 
     def update(self, payload: Any) -> list[str]:
         """Overlay a settings payload; accepts the bare keys or a {agentLsp: {...}} wrapper."""
         values = _section(payload)
         if not values:
             return []
-        notes = self.settings.overlay(values)
+        notes = Settings().overlay(values)  # the payload's own problems, named once
+        self.editor.update({k: v for k, v in values.items() if v is not None})
+        self._recompose()
         fields = ServerOptions.__dataclass_fields__
         for raw_key, value in values.items():
             key = snake_case(str(raw_key))
             if key not in fields or value is None:
                 continue
             coerced = coerce_setting(value, getattr(self.options, key), fields[key].type)
+            if key in CHOICES and coerced not in CHOICES[key]:
+                notes.append(f"ignored setting {raw_key}={value!r}: expected one of {', '.join(CHOICES[key])}")
+                continue
             if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
             else:

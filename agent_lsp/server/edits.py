@@ -9,28 +9,24 @@ or code points when the client asked for those.
 
 from __future__ import annotations
 
-import difflib
+import re
 from bisect import bisect_right
+from itertools import accumulate
 
 from lsprotocol import types
 
+from ..agent import linediff
 from ..agent.host import FileChange
+
+_EOL = re.compile(r"\r\n|\r|\n")
+_NOT_LSP_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # str.splitlines breaks there, LSP doesn't
 
 
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts. LSP ends lines at \\n, \\r\\n or \\r."""
-    starts = [0]
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            starts.append(i + 1)
-        elif ch == "\r":
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 1
-            starts.append(i + 1)
-        i += 1
-    return starts
+    if text.count("\r") == text.count("\r\n"):  # no lone CR: the lines end at each \n (counted in C)
+        return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
+    return [0, *(m.end() for m in _EOL.finditer(text))]
 
 
 def units(s: str, encoding: str) -> int:
@@ -44,10 +40,16 @@ def units(s: str, encoding: str) -> int:
 class PositionMap:
     """Offsets of one text to LSP positions in a given encoding."""
 
-    def __init__(self, text: str, encoding: str) -> None:
+    def __init__(self, text: str, encoding: str, starts: list[int] | None = None) -> None:
         self.text = text
         self.encoding = encoding
-        self.starts = line_starts(text)
+        self._starts = starts
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = line_starts(self.text)
+        return self._starts
 
     def position(self, offset: int) -> types.Position:
         line = bisect_right(self.starts, offset) - 1
@@ -61,24 +63,26 @@ class PositionMap:
 def minimal_edits(change: FileChange, encoding: str) -> list[tuple[types.Range, str]]:
     """(range, new text) pairs against `change.before`, non-overlapping, in document order."""
     before = change.before or ""
-    pm = PositionMap(before, encoding)
     if change.span is not None and change.replacement is not None:
         start, end = change.span
-        return [(pm.range(start, end), change.replacement)]
+        return [(PositionMap(before, encoding).range(start, end), change.replacement)]
     if not before:
-        return [(pm.range(0, 0), change.after)]
+        # To line 1, past the end of the empty document (clamped to its end, as LSP says): an
+        # insert at 0:0 would leave Neovim's empty last line after the text (a newline too many).
+        whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=1, character=0))
+        return [(whole, change.after)]
     old_lines = before.splitlines(keepends=True)
     new_lines = change.after.splitlines(keepends=True)
-    offsets = [0]
-    for ln in old_lines:
-        offsets.append(offsets[-1] + len(ln))
-    edits = []
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        edits.append((pm.range(offsets[i1], offsets[i2]), "".join(new_lines[j1:j2])))
-    return edits
+    offsets = list(accumulate(map(len, old_lines), initial=0))
+    starts = None
+    if not _NOT_LSP_BREAK.search(before):  # str.splitlines broke lines where LSP does: reuse its offsets
+        starts = offsets if before.endswith(("\n", "\r")) else offsets[:-1]
+    pm = PositionMap(before, encoding, starts)
+    return [
+        (pm.range(offsets[i1], offsets[i2]), "".join(new_lines[j1:j2]))
+        for tag, i1, i2, j1, j2 in linediff.opcodes(old_lines, new_lines)
+        if tag != "equal"
+    ]
 
 
 def workspace_edit(

@@ -35,8 +35,11 @@ async def test_progress_trace_and_answer(launch, model, workspace):
     assert begin.title == "Agent" and begin.cancellable is True
     assert begin.message == "Explain hello.py please"
     messages = [r.message for r in reports]
-    assert messages[0].startswith("→ todo_write(")
-    assert "plan 0/2 done" in messages
+    # every report carries the task's tokens so far, from the first model reply on
+    assert messages[0].startswith("thinking · tokens: ") and messages[0].endswith(" completion")
+    assert messages[1].startswith("→ todo_write(")
+    assert any(m.startswith("plan 0/2 done · tokens: ") for m in messages)
+    assert all(" · tokens: " in m for m in messages)
     assert any(m.startswith('→ read_file({"path": "hello.py"})') for m in messages)
     assert all(isinstance(r, types.WorkDoneProgressReport) for r in reports)
     assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "done in 3 steps"

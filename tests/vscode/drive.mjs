@@ -323,7 +323,7 @@ async function fixWithAgent(status) {
   await toast('agent-lsp wants to run').waitFor({ state: 'visible', timeout: 60_000 });
   await sleep(800); // the toast slides in
   await shot('allow-command');
-  await clickToastButton('agent-lsp wants to run', 'Allow');
+  await clickToastButton('agent-lsp wants to run', 'Allow once');
   say('allowed the command');
 
   // 7. The answer in the Agent panel.
@@ -366,7 +366,7 @@ async function fixWithAgent(status) {
     await taskBox.fill(config.secondTask);
     await taskBox.press('Enter');
   }
-  await clickToastButton('agent-lsp wants to run', 'Allow');
+  await clickToastButton('agent-lsp wants to run', 'Allow once');
   await until('the slow command to run', async () => (await panelFrame().locator('.entry.tool.running').count()) > 0, 30_000, 300);
   await sleep(500);
   await shot('running');

@@ -370,6 +370,9 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
     tool_results = [m["content"] for m in messages if m.get("role") == "tool"]
     assert any(REPLY in r for r in tool_results), tool_results  # ask_user → input box → the model
     assert any("ok: edited config.json" in r for r in tool_results), tool_results
+    # VS Code answered agentLsp/diagnostics (languages.getDiagnostics): the JSON error being fixed is gone
+    edit = next(r for r in tool_results if "ok: edited config.json" in r)
+    assert "No new problems in config.json." in edit and "is no longer reported." in edit, edit
     assert any("config.json is valid JSON" in r for r in tool_results), tool_results
     # the second task went along with the active file and continued the conversation
     last_user = [m["content"] for m in messages if m.get("role") == "user"][-1]

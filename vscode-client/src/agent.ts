@@ -33,11 +33,14 @@ import { vscodeRipgrep } from './ripgrep';
 import { commandLine, NoPython, Probe, resolveServerCommand, ServerCommand, ServerNotFound } from './serverCommand';
 import { droppedKeys, publicSettings, redact, SERVER_KEYS, serverSettings, ServerSettings } from './settings';
 import type { Store } from './store';
+import { DIAGNOSTICS, problemsFor } from './problems';
 
 export const RUN_TASK = 'agentLsp.runTask';
 export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
 const CANCEL = 'agentLsp.cancel';
 const NEW_SESSION = 'agentLsp.newSession';
+const SHOW_MEMORY = 'agentLsp.showMemory';
+const UNDO_TASK = 'agentLsp.undoTask';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
@@ -57,7 +60,7 @@ interface TaskResult {
 class AgentLspFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.agentLsp = { stream: true, askUser: true };
+    experimental.agentLsp = { stream: true, askUser: true, diagnostics: true };
     capabilities.experimental = experimental;
     capabilities.window = { ...capabilities.window, workDoneProgress: false };
   }
@@ -247,6 +250,7 @@ export class AgentClient implements vscode.Disposable {
     client.onNotification(EVENT, (event: AgentEvent) => this.store.dispatch({ type: 'event', event }));
     client.onRequest(ASK_USER, (params: { question?: unknown }, token) => this.askUser(params, token));
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.review.handle(client, params, token));
+    client.onRequest(DIAGNOSTICS, (params: { uri?: unknown }) => problemsFor(client, params));
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped) this.log.info('the server stopped');
       this.updateStatus();
@@ -521,6 +525,36 @@ export class AgentClient implements vscode.Disposable {
   /** The API key from the secret storage (for Agent: Select Model's GET /models). */
   async key(): Promise<string | undefined> {
     return this.context.secrets.get(SECRET_KEY);
+  }
+
+  /** The agent's memory of this workspace (a file in the server's state dir), opened for editing. */
+  async showMemory(): Promise<void> {
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: SHOW_MEMORY, arguments: [] })) as { path?: string };
+      if (result?.path) await vscode.window.showTextDocument(vscode.Uri.file(result.path));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** agentLsp.undoTask: the server proposes the undo as one edit (reviewed like any other) and says what it did. */
+  async undoTask(): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showWarningMessage('Agent: a task is running; cancel it before undoing the last one.');
+      return;
+    }
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: UNDO_TASK, arguments: [] })) as
+        | { undone?: boolean; message?: string }
+        | undefined;
+      if (result?.message) this.log.info(result.message);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   private async askUser(params: { question?: unknown }, token: vscode.CancellationToken): Promise<{ answer: string }> {

@@ -200,6 +200,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('agent.fixThis', fixThis),
     vscode.commands.registerCommand('agent.cancel', () => client.cancel()),
     vscode.commands.registerCommand('agent.newSession', () => client.newSession()),
+    vscode.commands.registerCommand('agent.showMemory', () => client.showMemory()),
+    vscode.commands.registerCommand('agent.undoTask', () => client.undoTask()),
     vscode.commands.registerCommand('agent.setApiKey', setApiKey),
     vscode.commands.registerCommand('agent.showLog', () => log.show()),
     vscode.commands.registerCommand('agent.restartServer', () => client.restart()),

@@ -11,6 +11,7 @@ export const SERVER_KEYS: Readonly<Record<string, 'string' | 'boolean' | 'number
   model: 'string',
   autoApprove: 'boolean',
   maxSteps: 'number',
+  maxTaskTokens: 'number',
   commandTimeout: 'number',
   contextWindow: 'number',
   webTools: 'boolean',

@@ -60,9 +60,9 @@ test('the status line of a running task: step, tokens when reported, activity', 
   let s = reduce(initialState(), { type: 'start', title: 'Agent', task: 't' });
   s = reduce(s, { type: 'event', event: { kind: 'step', text: '', data: { step: 2, maxSteps: 50 } } });
   assert.equal(progressLine(s), 'step 2/50 · thinking');
-  s = reduce(s, { type: 'event', event: { kind: 'status', text: 'x', data: { prompt_tokens: 12000, completion_tokens: 345 } } });
+  s = reduce(s, { type: 'event', event: { kind: 'usage', text: 'tokens: 12,000 prompt + 345 completion', data: { totalTokens: 12345, estimated: false } } });
   assert.equal(progressLine(s), 'step 2/50 · 12.3k tokens · thinking');
   assert.equal(shortCount(999), '999');
   assert.equal(shortCount(250_000), '250k');
-  assert.equal(reduce(s, { type: 'start', title: 'Agent', task: 'u' }).tokens, undefined);
+  assert.equal(reduce(s, { type: 'start', title: 'Agent', task: 'u' }).tokens, '');
 });

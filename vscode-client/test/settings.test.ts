@@ -8,13 +8,14 @@ test('only set, well-typed values of known keys are sent', () => {
     model: '',
     autoApprove: false,
     maxSteps: 20,
+    maxTaskTokens: 0,
     commandTimeout: Number.NaN,
     contextWindow: '8000',
     webTools: null,
     server: { command: ['x'] },
     review: { mode: 'diff' },
   });
-  assert.deepEqual(s, { baseUrl: 'http://localhost:11434/v1', autoApprove: false, maxSteps: 20, ...CLIENT_FIXED });
+  assert.deepEqual(s, { baseUrl: 'http://localhost:11434/v1', autoApprove: false, maxSteps: 20, maxTaskTokens: 0, ...CLIENT_FIXED });
 });
 
 test('the API key comes from the secret store, trimmed, and only when set', () => {

@@ -99,6 +99,9 @@ def _clip(text: str) -> str:
 )
 async def bash(ctx: ToolContext, command: str) -> str:
     timeout = ctx.settings.command_timeout
+    routed = await ctx.host.run_command(command, ctx.workspace.root, timeout)
+    if routed is not None:  # the editor ran it in its own terminal
+        return routed
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         "/bin/bash",
         "-c",

@@ -10,6 +10,8 @@ import logging
 
 from lsprotocol import types
 
+from ...agent import settings_files
+from .. import clients
 from ..app import AgentServer, server
 from ..config import SECTION
 
@@ -23,13 +25,20 @@ def _apply(ls: AgentServer, payload, source: str) -> None:
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
+    # Settings files first (trusted parts only: asking waits for the first task), the editor's values over them.
+    roots = ls.roots()
+    files = settings_files.read(roots[0] if roots else None)
+    for note in ls.config.use_files(files, files.trusted()):
+        ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
     _apply(ls, params.initialization_options, "initializationOptions")
+    clients.adapt(ls, params)
 
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     s = ls.config.settings
     ls.log_line(f"agent-lsp {ls.version}: model {s.model} at {s.base_url}; key {'set' if s.api_key else 'not set'}")
+    clients.explain(ls)
     if ls.client_has("workspace.configuration"):
         ls.spawn(_pull(ls))
 

@@ -60,7 +60,7 @@ function render(e: Entry): HTMLElement {
       return n;
     }
     case 'tool': {
-      const n = el('div', `entry tool ${e.state}`);
+      const n = el('div', `entry tool ${e.state}${e.parent ? ' child' : ''}`);
       n.dataset.tool = e.name;
       const head = el('div', 'tool-head');
       head.append(el('span', 'icon', TOOL_ICONS[e.state] ?? '•'), el('span', 'tool-title', e.title), el('code', 'tool-detail', e.detail));
