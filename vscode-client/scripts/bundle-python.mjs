@@ -39,23 +39,29 @@ fs.rmSync(path.join(libs, 'bin'), { recursive: true, force: true });
 for (const entry of fs.readdirSync(libs, { recursive: true })) {
   if (path.basename(entry) === '__pycache__') fs.rmSync(path.join(libs, entry), { recursive: true, force: true });
 }
-if (fs.existsSync(path.join(libs, 'ripgrep')) || fs.readdirSync(libs).some((n) => n.startsWith('ripgrep-'))) {
-  console.error('bundle-python: the platform-specific ripgrep wheel got into bundled/libs');
+const binaries = fs.readdirSync(libs).filter((n) => /^(ripgrep|tree_sitter)/.test(n));
+if (binaries.length) {
+  console.error(`bundle-python: platform-specific wheels got into bundled/libs: ${binaries.join(', ')}`);
   process.exit(1);
 }
 
 // requirements.txt must be the whole closure: every bundled distribution's requirements
-// (markers evaluated for this Python, ripgrep aside) are bundled, in a version they accept.
+// (markers evaluated for this Python) are bundled, in a version they accept. Left out on
+// purpose, being platform binaries the server does without: ripgrep (VS Code's rg comes
+// as rgPath, else a pure-Python search) and tree-sitter / tree-sitter-bash (without them
+// shell lines are not split for the permission rules: every command not auto-approved
+// is asked).
 const closure = `
 import sys, importlib.metadata as md
 from pip._vendor.packaging.requirements import Requirement
 norm = lambda n: n.lower().replace("_", "-").replace(".", "-")
+PLATFORM = {"ripgrep", "tree-sitter", "tree-sitter-bash"}  # binary wheels; the server does without them
 dists = {norm(d.metadata["Name"]): d for d in md.distributions(path=[sys.argv[1]])}
 bad = []
 for name, d in sorted(dists.items()):
     for line in d.requires or []:
         req = Requirement(line)
-        if norm(req.name) == "ripgrep" or (req.marker and not req.marker.evaluate({"extra": ""})):
+        if norm(req.name) in PLATFORM or (req.marker and not req.marker.evaluate({"extra": ""})):
             continue
         got = dists.get(norm(req.name))
         if got is None or not req.specifier.contains(got.version, prereleases=True):
@@ -66,7 +72,7 @@ sys.exit(1 if bad else 0)
 run(['-c', closure, libs], 'checking that bundled/requirements.txt covers every requirement');
 
 // The server must import from the bundle alone: -S (no site-packages) -I (no PYTHON* env, no cwd).
-const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; print(sys.version.split()[0])`;
+const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; from agent_lsp.agent.permissions import judge; assert judge('bash', {'command': 'ls'}, [], []).unparsed; print(sys.version.split()[0])`;
 run(['-S', '-I', '-B', '-c', check], 'importing the server from bundled/libs');
 
 let files = 0;

@@ -26,7 +26,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import type { AgentEvent } from './agentState';
-import { progressLine, shortCount, taskTitle } from './agentState';
+import { progressLine, taskTitle } from './agentState';
 import type { AgentPanel } from './panel';
 import type { ReviewController } from './review';
 import { vscodeRipgrep } from './ripgrep';
@@ -594,7 +594,7 @@ export class AgentClient implements vscode.Disposable {
       item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
     } else if (s.outcome) {
       const icon = s.outcome.startsWith('done') ? '$(check)' : s.outcome.startsWith('failed') ? '$(error)' : '$(warning)';
-      const tokens = s.tokens ? ` · ${shortCount(s.tokens.prompt + s.tokens.completion)} tokens` : '';
+      const tokens = s.tokens ? ` · ${s.tokens}` : '';
       item.text = `${icon} Agent: ${s.outcome.length > 50 ? s.outcome.slice(0, 49) + '…' : s.outcome}${tokens}`;
       item.tooltip = `Last task: ${s.outcome} — click for the Agent panel`;
       this.statusTimer = setTimeout(() => {
