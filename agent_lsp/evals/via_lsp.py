@@ -123,8 +123,11 @@ async def drive(workspace: Path, prompt: str, max_steps: int, command_timeout: f
     caps = types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
+            # change annotations: this client "reviews" (accepts) needsConfirmation edits itself,
+            # so the server sends them instead of holding them in its inline review
             workspace_edit=types.WorkspaceEditClientCapabilities(
-                document_changes=True, resource_operations=[types.ResourceOperationKind.Create]),
+                document_changes=True, resource_operations=[types.ResourceOperationKind.Create],
+                change_annotation_support=types.ChangeAnnotationsSupportOptions(groups_on_label=True)),
             workspace_folders=True,
         ),
         general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),

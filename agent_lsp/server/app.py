@@ -17,7 +17,7 @@ from typing import Any
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
@@ -187,6 +187,9 @@ class AgentServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source) -> None:
         """Out-of-band errors go to the log as one line; a person never gets a traceback popup."""
+        if isinstance(error, JsonRpcMethodNotFound):  # answered as such; a multiplexer's routing, not our bug
+            log.info("%s", error)
+            return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
         self.log_line(f"agent-lsp: internal error: {type(error).__name__}: {error}", types.MessageType.Error)
 

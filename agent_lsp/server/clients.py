@@ -9,6 +9,12 @@ config, not with our snippets (docs/editors/). Two clients need the server to ad
   "eglot" in it. For 1.9 the `processId` it sends names the Emacs process, and its
   capabilities have a fingerprint (its code-action kinds, no `general` or `window`)
   that still holds when the process cannot be seen (a multiplexer on another host).
+- eglot on Emacs 28's jsonrpc stops reading at the answer to one of its synchronous
+  requests (executeCommand, codeAction): whatever came in the same read after it waits
+  in the buffer until more output arrives. After an Accept that is the edit itself, and
+  Emacs would wait forever. So for eglot the server follows every burst of output with
+  a few `$/agentLsp/flush` notifications (clients ignore `$/` notifications they do not
+  know), which make Emacs read again.
 - a stock client cannot be asked to save (`agentLsp/saveDocument`), so the server
   writes accepted edits itself; what that costs the person is said once in the log,
   with the snippet that avoids it.
@@ -16,6 +22,7 @@ config, not with our snippets (docs/editors/). Two clients need the server to ad
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import subprocess
 import sys
@@ -126,6 +133,8 @@ def adapt(ls: Any, params: types.InitializeParams) -> None:
     ls.editor_client = client = identify(params)
     if client.kind:
         log.info("client: %s (from %s: %s)", client.kind, client.how, client.name)
+    if client.kind == EGLOT:
+        Flusher(ls.protocol).install()
     if client.kind == EGLOT and "detachCommands" not in _section(params.initialization_options) \
             and "detach_commands" not in _section(params.initialization_options):
         ls.config.options.detach_commands = True
@@ -140,17 +149,19 @@ def explain(ls: Any) -> None:
         text = (
             f"agent-lsp: stock eglot (recognised by {client.how}). Commands run detached, so Emacs is "
             "not blocked and eglot's 10 s timeout does not apply; accepted edits are written to disk by "
-            f"the server. {SNIPPETS[EGLOT]} adds: the server asks Emacs to save instead (no "
-            "\"changed since visited\" question), C-c a f to fix any Flymake diagnostic (eglot's code "
-            "actions carry only this server's own), C-c a t for a task, and your own language server "
-            "beside agent-lsp through rass."
+            f"the server. {SNIPPETS[EGLOT]} adds: each edit's diff while Emacs asks (eglot 1.9 cannot "
+            "preview an edit, so here it waits as a diagnostic: Accept / Reject agent edit in the code "
+            "actions), saving through Emacs (no \"changed since visited\" question), C-c a f to fix any "
+            "Flymake diagnostic (eglot's code actions carry only this server's own), C-c a t for a task, "
+            "and your own language server beside agent-lsp through rass."
         )
     else:
         text = (
             f"agent-lsp: Neovim without the agent-lsp config (recognised by {client.how}). Accepted edits "
-            f"are written to disk by the server. {SNIPPETS[NEOVIM]} adds: the server asks Neovim to save "
-            "instead (no \"changed since reading it\" warning on :w), :AgentFix to fix any diagnostic on "
-            "the line (Neovim's code actions carry only this server's own), :AgentTask for a task."
+            f"are written to disk by the server. {SNIPPETS[NEOVIM]} adds: each edit's diff while Neovim "
+            "asks, saving through Neovim (no \"changed since reading it\" warning on :w), :AgentFix to fix "
+            "any diagnostic on the line (Neovim's code actions carry only this server's own), :AgentTask "
+            "for a task."
         )
     once(ls, "stock-client", text)
 
@@ -161,8 +172,9 @@ def wrote_behind_buffer(ls: Any, path: Path) -> None:
     if client.kind == EGLOT:
         text = (
             f"agent-lsp: wrote {path.name} to disk behind its Emacs buffer (stock eglot cannot be asked to "
-            "save). Emacs may ask \"changed since visited; save anyway?\" on your next save: the buffer "
-            f"holds the same text, answer yes. {SNIPPETS[EGLOT]} avoids this: the server asks Emacs to save."
+            "save). Emacs may ask \"changed on disk; discard your edits?\" at the agent's next edit of it "
+            "(answer no) and \"changed since visited; save anyway?\" on your next save (answer yes): the "
+            f"buffer holds the same text. {SNIPPETS[EGLOT]} avoids this: the server asks Emacs to save."
         )
     elif client.kind == NEOVIM:
         text = (
@@ -181,3 +193,45 @@ def once(ls: Any, key: str, text: str) -> None:
         return
     said.add(key)
     ls.log_line(text, types.MessageType.Info)
+
+
+FLUSH = {"jsonrpc": "2.0", "method": "$/agentLsp/flush", "params": {}}
+FLUSH_AFTER = (0.15, 1.0, 3.0)  # seconds after the last message: one of them arrives in a later read
+
+
+class Flusher:
+    """Follow each burst of output with `$/agentLsp/flush` notifications (see the module doc)."""
+
+    def __init__(self, protocol: Any) -> None:
+        self.protocol = protocol
+        self.send = protocol._send_data  # pygls' one write path, for every message
+        self.timers: list[asyncio.TimerHandle] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def install(self) -> None:
+        def send_then_flush(data: Any) -> None:
+            self.send(data)
+            self.touch()
+
+        self.protocol._send_data = send_then_flush
+
+    def touch(self) -> None:
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:  # sent from another thread: arm the timers on the loop's own thread
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(self._arm)
+            return
+        self._arm()
+
+    def _arm(self) -> None:
+        for t in self.timers:
+            t.cancel()
+        assert self.loop is not None
+        self.timers = [self.loop.call_later(delay, self._flush) for delay in FLUSH_AFTER]
+
+    def _flush(self) -> None:
+        try:
+            self.send(FLUSH)
+        except Exception as e:  # the editor went away: nothing to flush
+            log.debug("flush failed: %r", e)

@@ -152,8 +152,9 @@ class LspHost(Host):
         decline on a file that was not open: rejected).
         """
         try:
+            # shielded: a late answer must find its request still pending (pygls fails on a cancelled one)
             result = await asyncio.wait_for(
-                self.ls.protocol.send_request_async(SAVE_REQUEST, {"uri": uri}), SAVE_TIMEOUT
+                asyncio.shield(self.ls.protocol.send_request_async(SAVE_REQUEST, {"uri": uri})), SAVE_TIMEOUT
             )
         except asyncio.CancelledError:
             raise

@@ -4,14 +4,23 @@
 ;; environment Emacs starts in: AGENT_BASE_URL (an OpenAI-compatible .../v1),
 ;; AGENT_MODEL, AGENT_API_KEY. `agent-lsp' must be on `exec-path' (or give its full path).
 ;;
-;; eglot runs one server per buffer: list here the modes that have no other server
-;; (or that you want the agent for more than their usual server).
+;; eglot runs one server per buffer: list here the modes that have no other server, and
+;; put in `agent-lsp-beside' the modes whose own server should keep running beside the
+;; agent (through rass, see below).
 
 (require 'eglot)
 (require 'cl-lib)
 
 (defvar agent-lsp-modes '(python-mode js-mode sh-mode c-mode go-mode rust-mode)
   "Major modes whose buffers get agent-lsp through eglot.")
+
+(defvar agent-lsp-beside nil
+  "Your own language server per major mode, kept beside agent-lsp in one eglot connection.
+eglot runs one server per buffer, so these modes start the multiplexer rass (PyPI
+`rassumfrassum', `pip install rassumfrassum'): with \='((python-mode \"ruff\" \"server\"))
+a Python buffer runs `rass rass-agent-lsp.py -- ruff server -- agent-lsp serve', and gets ruff's
+diagnostics and actions plus \"Fix with agent: <ruff's message>\". Set it before
+loading this file, e.g. (setq agent-lsp-beside \='((python-mode \"ruff\" \"server\"))).")
 
 ;; A class of its own, so the methods below only touch agent-lsp's connection.
 (defclass agent-lsp-server (eglot-lsp-server) ()
@@ -23,9 +32,26 @@
 (add-to-list 'eglot-server-programs
              `(,agent-lsp-modes . (agent-lsp-server "agent-lsp" "serve"
                                                     :initializationOptions (:detachCommands t))))
+;; Modes with their own server: `rass PRESET -- SERVER ARGS... -- agent-lsp serve' (entries added
+;; later come first in `eglot-server-programs', so these win over the one above). Your
+;; server goes first: rass sends requests only one server answers (hover, signature help,
+;; highlights) to the first. It hands the `rass' part of initializationOptions to the
+;; server whose name matches.
+(defvar agent-lsp-rass-preset
+  (expand-file-name "rass-agent-lsp.py" (file-name-directory (or load-file-name buffer-file-name)))
+  "docs/editors/rass-agent-lsp.py: rass waits 3 s for each server's `initialize' and drops a
+slower one for the session; this preset waits longer. Set it if you paste this file instead
+of loading it.")
+(dolist (entry agent-lsp-beside)
+  (add-to-list 'eglot-server-programs
+               `(,(car entry) . (agent-lsp-server "rass" ,agent-lsp-rass-preset
+                                                  "--" ,@(cdr entry) "--" "agent-lsp" "serve"
+                                                  :initializationOptions
+                                                  (:rass (:agent-lsp (:detachCommands t)))))))
 (defun agent-lsp--maybe-start ()
-  (when (memq major-mode agent-lsp-modes) (eglot-ensure)))
-(dolist (mode agent-lsp-modes) ; (a derived mode runs its parent's hook too: hence the check)
+  (when (or (memq major-mode agent-lsp-modes) (assq major-mode agent-lsp-beside)) (eglot-ensure)))
+(dolist (mode (delete-dups (append (mapcar #'car agent-lsp-beside) agent-lsp-modes)))
+  ;; (a derived mode runs its parent's hook too: hence the check)
   (add-hook (intern (format "%s-hook" mode)) #'agent-lsp--maybe-start))
 
 ;; Tell the server this client saves buffers on request (see agentLsp/saveDocument), and

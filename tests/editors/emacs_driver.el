@@ -156,7 +156,8 @@
   (when (> (- (float-time) drv-step-started) (/ (or (plist-get s :ms) 15000) 1000.0))
     (error "agent-lsp did not attach"))
   (let ((server (drv-server)))
-    (and server (cl-typep server 'agent-lsp-server))))
+    ;; :any: a stock eglot entry (plain eglot-lsp-server), not docs/editors/eglot.el's class
+    (and server (or (plist-get s :any) (eq (eieio-object-class-name server) 'agent-lsp-server)))))
 
 (defun drv-step-diagnostics (s)
   (with-current-buffer drv-file-buffer
@@ -167,6 +168,27 @@
     (when (> (- (float-time) drv-step-started) 5) (error "the linter's diagnostics did not show"))
     (cl-some (lambda (d) (eq (flymake-diagnostic-backend d) 'drv-lint-backend))
              (flymake-diagnostics))))
+
+;; What Flymake shows in the buffer, from every backend: (:text :backend :line).
+(defun drv-flymake-list ()
+  (with-current-buffer drv-file-buffer
+    (mapcar (lambda (d)
+              (list :text (substring-no-properties (flymake-diagnostic-text d))
+                    :backend (format "%s" (flymake-diagnostic-backend d))
+                    :line (line-number-at-pos (flymake-diagnostic-beg d))))
+            (flymake-diagnostics))))
+
+(defun drv-step-wait-diagnostics (s)
+  "Wait until a diagnostic whose text holds :text shows (or, with :absent, is gone); record them as :name."
+  (when (> (- (float-time) drv-step-started) (/ (or (plist-get s :ms) 15000) 1000.0))
+    (error "%s diagnostic containing %S" (if (plist-get s :absent) "still a" "no") (plist-get s :text)))
+  (let* ((all (drv-flymake-list))
+         (hit (cl-some (lambda (d) (string-search (plist-get s :text) (plist-get d :text))) all)))
+    (when (if (plist-get s :absent) (not hit) hit)
+      (drv-put (or (plist-get s :name) "diagnostics")
+               (list :items (vconcat all) :t (drv-ms)
+                     :waited (round (* 1000 (- (float-time) drv-step-started)))))
+      t)))
 
 (defun drv-step-cursor (s)
   "Put the cursor of the window showing the file at :line (1-based), :col."
@@ -225,7 +247,8 @@
     ("cursor" . drv-step-cursor) ("keys" . drv-step-keys)
     ("wait_message" . drv-step-wait-message) ("sleep" . drv-step-sleep)
     ("snapshot" . drv-step-snapshot) ("watch" . drv-step-watch)
-    ("watch_report" . drv-step-watch-report) ("lint_rules" . drv-step-lint-rules)))
+    ("watch_report" . drv-step-watch-report) ("lint_rules" . drv-step-lint-rules)
+    ("wait_diagnostics" . drv-step-wait-diagnostics)))
 
 ;; --- running --------------------------------------------------------------------
 

@@ -140,6 +140,35 @@ function steps.diagnostics(s)
   vim.diagnostic.set(ns, 0, s.items)
 end
 
+-- What the buffer shows from every source (language servers, linters): wait for a
+-- diagnostic whose message holds s.text (or, with s.absent, for it to go); record them.
+function steps.wait_diagnostics(s)
+  local function all()
+    local out = {}
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      out[#out + 1] = { message = d.message, source = d.source or vim.NIL, lnum = d.lnum, code = d.code or vim.NIL }
+    end
+    return out
+  end
+  local function hit()
+    for _, d in ipairs(all()) do
+      if d.message:find(s.text, 1, true) then
+        return true
+      end
+    end
+    return false
+  end
+  local start = ms()
+  local ok = vim.wait(s.ms or 15000, function()
+    if s.absent then
+      return not hit()
+    end
+    return hit()
+  end, 20)
+  R[s.name or 'diagnostics'] = { items = all(), t = ms(), waited = ms() - start }
+  assert(ok, (s.absent and 'still a' or 'no') .. ' diagnostic containing ' .. s.text)
+end
+
 function steps.lint_rules(s)
   -- A linter that checks again after every change (nvim-lint on TextChanged), publishing
   -- after `delay_ms`: the items of the first rule whose `contains` the buffer holds.

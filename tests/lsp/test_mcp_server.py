@@ -80,8 +80,9 @@ async def test_a_helpers_steps_are_nested_in_progress_and_events(launch, model, 
     assert (await execute(editor, "agentLsp.runTask", {"task": "what is in a.txt?"}))["status"] == "done"
     reports = [r.message for rs in editor.client.progress_reports.values() for r in rs
                if isinstance(r, types.WorkDoneProgressReport)]
-    i = reports.index('→ spawn_agent({"task": "read a.txt"})')
-    assert reports[i + 1] == '  │ → read_file({"path": "a.txt"})'
+    lines = [r.split(" · tokens: ")[0] for r in reports]  # the task's tokens so far follow each line
+    i = lines.index('→ spawn_agent({"task": "read a.txt"})')
+    assert lines[i + 1] == '  │ → read_file({"path": "a.txt"})'
     nested = [e for e in editor.events if (e["data"] or {}).get("parent") == "call_helper"]
     assert [e["kind"] for e in nested] == ["tool", "tool_result"]
     assert tool_results(model, "spawn_agent") == ["Files the helper read: a.txt\n\nit says alpha"]

@@ -179,8 +179,8 @@ async def test_no_code_actions_for_an_unknown_document(editors, workspace, model
 
 
 def eglot19_capabilities() -> types.ClientCapabilities:
-    """eglot 1.9's capabilities (no general, no window), from the Emacs 29 preset minus what 1.9 lacks."""
-    caps = copy.deepcopy(capabilities("emacs"))
+    """eglot 1.9's capabilities (no general, no window, no change annotations), from the Emacs 29 preset."""
+    caps = copy.deepcopy(capabilities("emacs", annotations=False))
     caps.general = None
     caps.window = None
     return caps
@@ -249,8 +249,8 @@ async def test_eglot_with_the_snippet_hears_nothing_about_it(editors, workspace,
 
 
 async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(editors, workspace, model):
-    """Two accepted edits of an open file: judged accepted, written by the server, and one
-    log line about "changed since visited" that names the snippet."""
+    """Two edits of an open file accepted in the inline review: judged accepted, written by
+    the server, and one log line about "changed since visited" that names the snippet."""
     path = workspace / "calc.py"
     path.write_text("def add(a, b):\n    return a - b\n\n\ndef one():\n    return 2\n")
     editors.append(ed := await start_stdio(workspace, model.base_url, caps=eglot19_capabilities()))
@@ -262,6 +262,14 @@ async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(edito
     )
     result = await execute(ed, "agentLsp.runTask", {"task": "fix", "uri": uri})
     assert result["status"] == "started"
+    for _ in range(2):  # eglot 1.9 cannot preview: each edit waits in the inline review
+        pending = await wait_until(lambda: [d for d in ed.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                                   10, "the edit under review")
+        actions = await code_actions(ed, uri, pending[0].range, pending)
+        (accept,) = [a for a in actions if a.title == "Accept agent edit"]
+        assert (await execute(ed, accept.command.command, *accept.command.arguments))["accepted"] is True
+        await wait_until(lambda: not [d for d in ed.client.diagnostics.get(uri, []) if d.source == "agent-lsp"],
+                         10, "the review to end")
     await wait_until(lambda: any("agent: fixed" in m.message for m in ed.client.messages), 15, "the answer")
     fixed = "def add(a, b):\n    return a + b\n\n\ndef one():\n    return 1\n"
     assert path.read_text() == fixed and ed.docs[uri][1] == fixed
@@ -270,3 +278,47 @@ async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(edito
     said = [m for m in _logs(ed) if "changed since visited" in m and "stock eglot (" not in m]
     assert len(said) == 1 and "calc.py" in said[0] and "docs/editors/eglot.el" in said[0], _logs(ed)
     assert model.violations == []
+
+
+async def test_eglot_gets_flushes_after_output_and_others_do_not(editors, workspace, model):
+    """Emacs 28's jsonrpc stops reading after a synchronous answer: for eglot, output is
+    followed by `$/agentLsp/flush`; for other clients nothing extra is sent."""
+    flushes: dict[str, list[float]] = {"eglot": [], "vscode": []}
+    for who, info in (("eglot", types.ClientInfo(name="Eglot")), ("vscode", types.ClientInfo(name="Visual Studio Code"))):
+        client = LanguageClient(converter_factory=_converter)
+        register_lsp_features(client)
+        client.feature("$/agentLsp/flush")(lambda _params, who=who: flushes[who].append(time.monotonic()))
+        await client.start_io(*SERVER, env=_env(model.base_url))
+        editors.append(ed := await _initialize(client, workspace, client_info=info))
+        (workspace / "a.py").write_text("x = 1\n")
+        sent = time.monotonic()
+        await code_actions(ed, ed.open(workspace / "a.py"), rng(0, 0, 0, 0), [])
+        await asyncio.sleep(1.3)
+        if who == "eglot":
+            assert len(flushes[who]) >= 2 and flushes[who][0] - sent < 0.6, flushes
+        else:
+            assert flushes[who] == [], flushes
+
+
+async def test_each_version_gets_this_servers_diagnostics(editors, workspace, model):
+    """rass merges diagnostics per version and waits for every server: each didOpen and
+    didChange is answered with ours (none here)."""
+    editors.append(ed := await start_stdio(workspace, model.base_url))
+    (workspace / "a.py").write_text("x = 1\n")
+    uri = ed.open(workspace / "a.py")
+    def none_published() -> bool:
+        got = ed.client.diagnostics.get(uri)
+        return got is not None and list(got) == []
+
+    await wait_until(none_published, 5, "diagnostics after didOpen")
+    for i in range(3):
+        ed.client.diagnostics[uri] = None  # then each change must bring a new publish
+        ed.type_text(uri, f"x = {i}\n")
+        await wait_until(none_published, 5, f"diagnostics after change {i}")
+
+
+async def test_stock_neovim_hears_once_what_the_config_adds(editors, workspace, model):
+    editors.append(ed := await start_stdio(workspace, model.base_url, client_info=types.ClientInfo(name="Neovim")))
+    await _task_status(ed, workspace, model)
+    said = [m for m in _logs(ed) if "Neovim without the agent-lsp config" in m]
+    assert len(said) == 1 and "docs/editors/nvim.lua" in said[0] and ":AgentFix" in said[0], _logs(ed)

@@ -54,6 +54,8 @@ class ChildHost(Host):
     def emit(self, event: Event) -> None:
         if event.kind in ("text", "answer"):  # the child's words reach the parent as the tool result
             return
+        if event.kind in ("usage", "step"):  # the child's own counts: its tokens join the task's when it ends
+            return
         kind = "status" if event.kind == "error" else event.kind  # the child's failure is not the task's
         self.parent.emit(Event(kind, NEST + event.text, {**event.data, "parent": self.call_id}))
 

@@ -26,7 +26,9 @@ TITLE_CHARS = 70
 
 
 def _short(text: str) -> str:
-    text = " ".join(text.split())
+    """A one-line title: the message's first line (ruff adds a "help: ..." line), trimmed."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    text = " ".join(lines[0].split()) if lines else ""
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
