@@ -33,6 +33,7 @@ class PastSession:
     status: str
     workspace: list[str]
     records: list[dict[str, Any]] = field(repr=False)
+    t0: float = 0.0  # the first record's time: orders sessions started within the same second
 
     def brief(self) -> dict[str, Any]:
         return {"id": self.id, "started": self.started, "title": self.title, "status": self.status}
@@ -129,7 +130,8 @@ def _load(path: Path, folders: set[str]) -> PastSession | None:
     users = _messages(records, "user")
     if not users:
         return None
-    return PastSession(path.stem, _started(records), _title(_content(users[0])), _status(records), roots, records)
+    t0 = records[0].get("t") if isinstance(records[0].get("t"), (int, float)) else 0.0
+    return PastSession(path.stem, _started(records), _title(_content(users[0])), _status(records), roots, records, t0)
 
 
 def _folders(roots: Iterable[Path]) -> set[str]:
@@ -151,7 +153,8 @@ def list_sessions(roots: Iterable[Path], directory: Path | None = None) -> list[
             out.append(s)
             if len(out) >= MAX_LISTED:
                 break
-    return out
+    # file names have whole seconds; two sessions of one second go by their first record
+    return sorted(out, key=lambda s: (s.id[:15], s.t0), reverse=True)
 
 
 def find_session(session_id: str, roots: Iterable[Path], directory: Path | None = None) -> PastSession | None:
