@@ -22,6 +22,7 @@ SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 MAX_LISTED = 100
 MAX_RESULT_CHARS = 4000
 MAX_SUMMARY_CHARS = 4000
+HEAD_BYTES = 64 * 1024
 
 
 @dataclass
@@ -32,6 +33,7 @@ class PastSession:
     status: str
     workspace: list[str]
     records: list[dict[str, Any]] = field(repr=False)
+    t0: float = 0.0  # the first record's time: orders sessions started within the same second
 
     def brief(self) -> dict[str, Any]:
         return {"id": self.id, "started": self.started, "title": self.title, "status": self.status}
@@ -98,7 +100,29 @@ def _workspace(records: list[dict[str, Any]]) -> list[str]:
     return roots
 
 
+def _maybe_ours(path: Path, folders: set[str]) -> bool:
+    """A cheap first look: transcript.py writes the `session` line first, so another
+    workspace's transcript is passed over without reading it all (folders added later
+    are recorded too, but a session is listed by the folders it started with)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    for line in head.splitlines()[:1]:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            return True  # not what transcript.py writes first: look at all of it
+        if isinstance(rec, dict) and rec.get("kind") == "session" and isinstance(rec.get("data"), dict):
+            first = {w for w in rec["data"].get("workspace") or [] if isinstance(w, str)}
+            return bool(folders & first)
+    return True
+
+
 def _load(path: Path, folders: set[str]) -> PastSession | None:
+    if not _maybe_ours(path, folders):
+        return None
     records = _records(path)
     roots = _workspace(records)
     if not folders.intersection(roots):
@@ -106,7 +130,8 @@ def _load(path: Path, folders: set[str]) -> PastSession | None:
     users = _messages(records, "user")
     if not users:
         return None
-    return PastSession(path.stem, _started(records), _title(_content(users[0])), _status(records), roots, records)
+    t0 = records[0].get("t") if isinstance(records[0].get("t"), (int, float)) else 0.0
+    return PastSession(path.stem, _started(records), _title(_content(users[0])), _status(records), roots, records, t0)
 
 
 def _folders(roots: Iterable[Path]) -> set[str]:
@@ -128,7 +153,8 @@ def list_sessions(roots: Iterable[Path], directory: Path | None = None) -> list[
             out.append(s)
             if len(out) >= MAX_LISTED:
                 break
-    return out
+    # file names have whole seconds; two sessions of one second go by their first record
+    return sorted(out, key=lambda s: (s.id[:15], s.t0), reverse=True)
 
 
 def find_session(session_id: str, roots: Iterable[Path], directory: Path | None = None) -> PastSession | None:
@@ -185,7 +211,10 @@ def events(session: PastSession) -> list[dict[str, Any]]:
             if status == "error":
                 out.append({"kind": "error", "text": str(data.get("error") or "the turn failed"), "data": None})
             else:
-                out.append({"kind": "answer", "text": last_text, "data": {"status": status, "steps": data.get("steps", 0)}})
+                ended = {"status": status, "steps": data.get("steps", 0)}
+                # token counts, when the transcript has them (the turn's totals)
+                ended.update({k: data[k] for k in ("prompt_tokens", "completion_tokens") if isinstance(data.get(k), int)})
+                out.append({"kind": "answer", "text": last_text, "data": ended})
         elif r["kind"] == "compaction" and isinstance(data, dict):
             out.append({"kind": "status", "text": f"the conversation was compacted ({data.get('removed', 0)} messages summarised)",
                         "data": None})

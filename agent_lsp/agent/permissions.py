@@ -94,15 +94,22 @@ def allow_trusted(root: Path, rules: ProjectRules) -> bool:
 
 @functools.cache
 def _parser():
-    import tree_sitter_bash
-    from tree_sitter import Language, Parser
-
+    """The bash parser; None without tree-sitter (the VS Code extension's bundled server
+    carries no platform binaries): lines are then judged as unparsed, i.e. asked."""
+    try:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+    except ImportError:
+        return None
     return Parser(Language(tree_sitter_bash.language()))
 
 
 def split_command(line: str) -> list[str] | None:
     """Every simple command of a bash line, outermost first; None when the line does not parse."""
-    tree = _parser().parse(line.encode("utf-8"))
+    parser = _parser()
+    if parser is None:
+        return None
+    tree = parser.parse(line.encode("utf-8"))
     if tree.root_node.has_error:
         return None
     out: list[str] = []

@@ -43,7 +43,8 @@ async def test_earlier_sessions_are_listed_and_shown_read_only(launch, model, wo
     tool, result, _text, answer = shown["events"][1:5]
     assert tool["data"]["name"] == "read_file" and '"a.py"' in tool["data"]["arguments"]
     assert result["data"]["ok"] is True and "print('hi')" in result["data"]["result"]
-    assert answer == {"kind": "answer", "text": "a.py prints hi.", "data": {"status": "done", "steps": 2}}
+    assert answer["text"] == "a.py prints hi." and answer["data"]["status"] == "done" and answer["data"]["steps"] == 2
+    assert answer["data"]["prompt_tokens"] > 0 and answer["data"]["completion_tokens"] > 0  # the transcript's counts
     assert "what does a.py do?" in shown["summary"] and "a.py prints hi." in shown["summary"]
     assert "anything else?" in shown["summary"] and "Nothing else to do." in shown["summary"]
 

@@ -473,7 +473,46 @@ async function extras(status) {
   await until('the continued task to end', async () => /done in/.test((await status.textContent()) ?? ''), 60_000, 300);
   await sleep(500);
   await shot('continued');
-  const result = { models, idle, running, listed, past };
+  let continuedTask = '';
+  for (const f of page.frames()) {
+    if (await f.locator('#new-session').count().catch(() => 0)) continuedTask = await f.locator('.entry.task').last().innerText();
+  }
+
+  // The walkthrough: its first step's button runs Agent: Choose Endpoint; llama.cpp fills both settings.
+  await palette('Welcome: Open Walkthrough');
+  await pickRow('Get started with the Agent');
+  const container = page.locator('.gettingStartedContainer');
+  await container.locator('text=Choose an endpoint').first().waitFor({ timeout: 30_000 });
+  await sleep(800);
+  await shot('walkthrough');
+  const walkthrough = await container.innerText();
+  await until('the walkthrough\'s Choose Endpoint button', async () => {
+    const button = container.locator('.monaco-button, a, button', { hasText: /^Choose Endpoint$/ }).first();
+    if (!(await button.count())) {
+      await container.locator('text=Choose an endpoint').first().click(); // expand the step
+      return false;
+    }
+    await button.click({ timeout: 5000 });
+    return page.locator('.quick-input-widget', { hasText: 'Choose Endpoint' }).isVisible();
+  }, 30_000, 700);
+  await pickRow('llama.cpp');
+  const endpoint = await until('the endpoint settings', () => {
+    const st = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    const both = st['agentLsp.baseUrl'] === 'http://localhost:8080/v1' && st['agentLsp.model'] === 'local';
+    return both ? { baseUrl: st['agentLsp.baseUrl'], model: st['agentLsp.model'] } : false;
+  }, 15_000, 300);
+  say(`walkthrough set ${JSON.stringify(endpoint)}`);
+
+  // Select Model on an endpoint that lists nothing (no llama-server runs here): free text.
+  await palette('Agent: Select Model');
+  const free = page.locator('.quick-input-widget', { hasText: 'did not list its models' });
+  await free.waitFor({ state: 'visible', timeout: 30_000 });
+  const freePrompt = await free.innerText();
+  await shot('select-model-free-text');
+  await free.locator('input').fill(config.typedModel);
+  await page.keyboard.press('Enter');
+  await until('the typed model in the settings', () => JSON.parse(fs.readFileSync(settingsFile, 'utf8'))['agentLsp.model'] === config.typedModel, 15_000, 300);
+  const result = { models, idle, running, listed, past, continuedTask, walkthrough, endpoint, freePrompt };
   fs.writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify(result, null, 2));
   console.log(`RESULT ${JSON.stringify(result)}`);
 }

@@ -172,7 +172,7 @@ class _BuildLock:
 
 def _npm(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run npm in vscode-client/ (npm ci first when node_modules is missing); caller holds the lock."""
-    env = {**os.environ, **NPM_ENV}
+    env = {**os.environ, **NPM_ENV, "PYTHON": os.environ.get("PYTHON", sys.executable)}  # whose pip fills bundled/libs
     if not (CLIENT / "node_modules" / ".package-lock.json").exists():
         subprocess.run(["npm", "ci"], cwd=CLIENT, env=env, check=True, timeout=600)
     return subprocess.run(["npm", *args], cwd=CLIENT, env=env, capture_output=True, text=True, timeout=timeout)
@@ -538,6 +538,7 @@ def test_models_and_past_sessions_in_vscode(tmp_path: Path, artifacts_dir) -> No
         "pickModel": "scripted-model",
         "firstTask": "What is in notes.txt?",
         "continueTask": "What did the earlier session find?",
+        "typedModel": "my-local-model",
         "artifacts": str(artifacts),
         "tmp": str(tmp_path / "vscode"),
     }
@@ -570,3 +571,14 @@ def test_models_and_past_sessions_in_vscode(tmp_path: Path, artifacts_dir) -> No
     told = continued[1]["content"]
     assert told.startswith("What did the earlier session find?"), told  # ... given the summary
     assert "What is in notes.txt?" in told and first_answer in told, told
+    # the panel shows the request, not the summary it carries
+    assert " ".join(result["continuedTask"].split()) == 'TaskWhat did the earlier session find? — continuing "What is in notes.txt?"', result
+
+    # the walkthrough: its steps, and its first button filled both settings for llama.cpp
+    for step in ("Choose an endpoint", "Set the API key", "Fix a problem with the agent", "Reopen a past session"):
+        assert step in result["walkthrough"], result["walkthrough"][:2000]
+    assert result["endpoint"] == {"baseUrl": "http://localhost:8080/v1", "model": "local"}, result["endpoint"]
+    # Select Model on an endpoint without a list: an input box that says why (settings.json holds the typed id)
+    assert "cannot reach http://localhost:8080/v1/models" in result["freePrompt"], result["freePrompt"]
+    user_settings = json.loads((tmp_path / "vscode" / "user-data" / "User" / "settings.json").read_text())
+    assert user_settings["agentLsp.model"] == "my-local-model"

@@ -6,8 +6,9 @@
 //
 // Everything is pinned: the dependencies by bundled/requirements.txt (installed with
 // --no-deps, so nothing unlisted sneaks in, and --only-binary :all:, so only wheels), and
-// agent-lsp is this checkout. The result is checked by importing the server with only
-// the standard library and bundled/libs on sys.path (python -S -I -B).
+// agent-lsp is this checkout. The result is checked twice: every bundled distribution's
+// requirements are met inside bundled/libs, and the server imports with only the
+// standard library and bundled/libs on sys.path (python -S -I -B).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,7 +23,7 @@ const python = process.env.PYTHON || (process.platform === 'win32' ? 'python' : 
 function run(args, what) {
   const r = spawnSync(python, args, { stdio: 'inherit', cwd: client, env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
   if (r.error || r.status !== 0) {
-    console.error(`bundle-python: ${what} failed (${r.error ? r.error.message : `exit ${r.status}`}): ${python} ${args.join(' ')}`);
+    console.error(`bundle-python: ${what} failed (${r.error ? r.error.message : `exit ${r.status}`}): ${python} ${args.join(' ').slice(0, 300)}`);
     process.exit(1);
   }
 }
@@ -38,13 +39,40 @@ fs.rmSync(path.join(libs, 'bin'), { recursive: true, force: true });
 for (const entry of fs.readdirSync(libs, { recursive: true })) {
   if (path.basename(entry) === '__pycache__') fs.rmSync(path.join(libs, entry), { recursive: true, force: true });
 }
-if (fs.existsSync(path.join(libs, 'ripgrep')) || fs.readdirSync(libs).some((n) => n.startsWith('ripgrep-'))) {
-  console.error('bundle-python: the platform-specific ripgrep wheel got into bundled/libs');
+const binaries = fs.readdirSync(libs).filter((n) => /^(ripgrep|tree_sitter)/.test(n));
+if (binaries.length) {
+  console.error(`bundle-python: platform-specific wheels got into bundled/libs: ${binaries.join(', ')}`);
   process.exit(1);
 }
 
+// requirements.txt must be the whole closure: every bundled distribution's requirements
+// (markers evaluated for this Python) are bundled, in a version they accept. Left out on
+// purpose, being platform binaries the server does without: ripgrep (VS Code's rg comes
+// as rgPath, else a pure-Python search) and tree-sitter / tree-sitter-bash (without them
+// shell lines are not split for the permission rules: every command not auto-approved
+// is asked).
+const closure = `
+import sys, importlib.metadata as md
+from pip._vendor.packaging.requirements import Requirement
+norm = lambda n: n.lower().replace("_", "-").replace(".", "-")
+PLATFORM = {"ripgrep", "tree-sitter", "tree-sitter-bash"}  # binary wheels; the server does without them
+dists = {norm(d.metadata["Name"]): d for d in md.distributions(path=[sys.argv[1]])}
+bad = []
+for name, d in sorted(dists.items()):
+    for line in d.requires or []:
+        req = Requirement(line)
+        if norm(req.name) in PLATFORM or (req.marker and not req.marker.evaluate({"extra": ""})):
+            continue
+        got = dists.get(norm(req.name))
+        if got is None or not req.specifier.contains(got.version, prereleases=True):
+            bad.append(f"{name} needs {line}; bundled: {got.version if got else 'nothing'}")
+print(chr(10).join(bad) or f"{len(dists)} distributions, requirements met")
+sys.exit(1 if bad else 0)
+`;
+run(['-c', closure, libs], 'checking that bundled/requirements.txt covers every requirement');
+
 // The server must import from the bundle alone: -S (no site-packages) -I (no PYTHON* env, no cwd).
-const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; print(sys.version.split()[0])`;
+const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; from agent_lsp.agent.permissions import judge; assert judge('bash', {'command': 'ls'}, [], []).unparsed; print(sys.version.split()[0])`;
 run(['-S', '-I', '-B', '-c', check], 'importing the server from bundled/libs');
 
 let files = 0;

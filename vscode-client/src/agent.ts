@@ -438,7 +438,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   /** Run agentLsp.runTask / agentLsp.fixDiagnostic and follow it in the panel and the status bar. */
-  async runTask(command: string, args: unknown[]): Promise<TaskResult | undefined> {
+  async runTask(command: string, args: unknown[], shown?: string): Promise<TaskResult | undefined> {
     const client = await this.ready();
     if (!client) return undefined;
     if (this.busy) {
@@ -458,7 +458,7 @@ export class AgentClient implements vscode.Disposable {
     }
     this.busy = true;
     void vscode.commands.executeCommand('setContext', 'agentLsp.running', true);
-    this.store.dispatch({ type: 'start', title: command === FIX_DIAGNOSTIC ? 'Agent: fix' : 'Agent', task: taskTitle(command, arg, fileName) });
+    this.store.dispatch({ type: 'start', title: command === FIX_DIAGNOSTIC ? 'Agent: fix' : 'Agent', task: shown ?? taskTitle(command, arg, fileName) });
     void this.panel.reveal();
     try {
       const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as TaskResult | null;
@@ -594,7 +594,8 @@ export class AgentClient implements vscode.Disposable {
       item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
     } else if (s.outcome) {
       const icon = s.outcome.startsWith('done') ? '$(check)' : s.outcome.startsWith('failed') ? '$(error)' : '$(warning)';
-      item.text = `${icon} Agent: ${s.outcome.length > 50 ? s.outcome.slice(0, 49) + '…' : s.outcome}`;
+      const tokens = s.tokens ? ` · ${s.tokens}` : '';
+      item.text = `${icon} Agent: ${s.outcome.length > 50 ? s.outcome.slice(0, 49) + '…' : s.outcome}${tokens}`;
       item.tooltip = `Last task: ${s.outcome} — click for the Agent panel`;
       this.statusTimer = setTimeout(() => {
         this.statusTimer = undefined;

@@ -45,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): void {
     return { uri: doc.uri.toString(), range, note: `context: ${name}, ${a === b ? `line ${a}` : `lines ${a}-${b}`}` };
   }
 
-  async function runTask(given?: string): Promise<void> {
+  async function runTask(given?: string, shown?: string): Promise<void> {
     const ctx = editorContext();
     const task =
       typeof given === 'string' && given.trim()
@@ -60,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const arg: Record<string, unknown> = { task: task.trim() };
     if (ctx.uri) arg.uri = ctx.uri;
     if (ctx.range) arg.range = ctx.range;
-    await client.runTask(RUN_TASK, [arg]);
+    await client.runTask(RUN_TASK, [arg], shown);
   }
 
   async function fixThis(): Promise<void> {
@@ -214,7 +214,7 @@ export function activate(context: vscode.ExtensionContext): void {
         {
           query: (command, args) => client.query(command, args),
           newSession: () => client.newSession(),
-          runTask: (task) => runTask(task),
+          runTask: (task, shown) => runTask(task, shown),
         },
         context.extensionUri,
       ),

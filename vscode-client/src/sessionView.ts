@@ -11,7 +11,8 @@ import { continueTask, SessionBrief, SessionDetail, sessionState, startedLabel }
 export interface SessionHost {
   query<T>(command: string, args?: unknown[]): Promise<T | undefined>;
   newSession(): Promise<boolean>;
-  runTask(task: string): Promise<void>;
+  /** Run `task`; the panel shows `shown` as the request. */
+  runTask(task: string, shown: string): Promise<void>;
 }
 
 export const LIST_SESSIONS = 'agentLsp.listSessions';
@@ -66,7 +67,9 @@ export async function openPastSession(host: SessionHost, extensionUri: vscode.Ur
         ignoreFocusOut: true,
       });
       if (!task?.trim()) return;
-      if (await host.newSession()) await host.runTask(continueTask(task, session.summary));
+      if (await host.newSession()) {
+        await host.runTask(continueTask(task, session.summary), `${task.trim()}  — continuing "${session.title}"`);
+      }
     }
   });
 }

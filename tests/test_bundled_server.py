@@ -1,9 +1,12 @@
-"""The rgPath setting: the rg the server uses before any other (the VS Code extension
-passes VS Code's own, since the bundled libs carry no ripgrep wheel)."""
+"""What the server does differently when it runs from the VS Code extension's bundled libs
+(pure Python: no ripgrep or tree-sitter wheels): rgPath, the rg it uses before any other
+(VS Code's own); the person's PYTHONPATH for the agent's commands; permission rules
+without tree-sitter."""
 
 from __future__ import annotations
 
 import stat
+import sys
 from pathlib import Path
 
 from agent_lsp.agent.settings import Settings
@@ -64,3 +67,22 @@ async def test_commands_do_not_see_the_bundled_libs(workspace, monkeypatch):
     ctx = make_ctx(workspace)
     out = await call_tool(ctx, "bash", {"command": "echo \"[${PYTHONPATH-unset}]\""})
     assert "[unset]" in out, out
+
+
+def test_without_tree_sitter_shell_lines_are_asked_not_split(monkeypatch):
+    """The bundled libs carry no tree-sitter (platform wheels): a bash line is then judged
+    unparsed (asked), and a deny rule still matches."""
+    from agent_lsp.agent import permissions
+
+    monkeypatch.setitem(sys.modules, "tree_sitter_bash", None)  # what `import` sees when it is not installed
+    permissions._parser.cache_clear()
+    try:
+        assert permissions.split_command("ls && rm -rf build") is None
+        verdict = permissions.judge("bash", {"command": "ls && git status"}, ["bash(ls)", "bash(git status)"], [])
+        assert verdict.unparsed and not verdict.allowed
+        denied = permissions.judge("bash", {"command": "ls && rm -rf build"}, [], ["bash(rm -rf*)"])
+        assert denied.denied_by == "bash(rm -rf*)"
+    finally:
+        monkeypatch.undo()
+        permissions._parser.cache_clear()
+    assert permissions.split_command("ls && git status") == ["ls", "git status"]
