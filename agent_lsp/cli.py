@@ -7,11 +7,14 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .agent import settings_files
-from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
-from .terminal import TerminalHost
+
+if TYPE_CHECKING:  # the engine is imported by the commands that run it: `serve` starts without it
+    from .agent.loop import Session, TurnResult
+    from .terminal import TerminalHost
 
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
 
@@ -111,6 +114,9 @@ def _exit_code(result: TurnResult) -> int:
 
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
+    from .agent.loop import open_session
+    from .terminal import TerminalHost
+
     host = TerminalHost(yes=bool(args.yes))
     settings = await _terminal_settings(args, host)
     session = open_session(Path(args.directory), host, settings)
@@ -124,6 +130,9 @@ async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
 
 
 async def cmd_chat(args: argparse.Namespace) -> int:
+    from .agent.loop import open_session
+    from .terminal import TerminalHost
+
     host = TerminalHost(yes=bool(args.yes))
     settings = await _terminal_settings(args, host)
     session = open_session(Path(args.directory), host, settings)

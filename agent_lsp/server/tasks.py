@@ -10,21 +10,24 @@ answers every pending tool call so the history stays valid for the next task.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from ..agent import settings_files
-from ..agent.loop import Session, TurnResult
 from ..agent.paths import Workspace
 from ..agent.transcript import Transcript
 from .app import AgentServer
-from .lsphost import LspHost
+
+if TYPE_CHECKING:  # the engine (the loop, httpx, the tools) is imported when the first task starts
+    from ..agent.loop import Session, TurnResult
+    from .lsphost import LspHost
 
 log = logging.getLogger("agent_lsp.server")
 
@@ -76,6 +79,8 @@ class TaskRunner:
     def _session(self, workspace: Workspace, host: LspHost) -> Session:
         settings = self.ls.config.settings
         if self.session is None:
+            from ..agent.loop import Session
+
             self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub))
         s = self.session
         s.workspace = s.ctx.workspace = workspace
@@ -94,7 +99,10 @@ class TaskRunner:
         if self.busy:
             raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
         workspace = self.workspace_for(file)
+        await asyncio.to_thread(importlib.import_module, "agent_lsp.agent.loop")  # once: ~0.2 s, off the loop
         token = await self._begin_progress(title, text)
+        from .lsphost import LspHost
+
         host = LspHost(self.ls, token)
         await self._use_settings_files(workspace.root, host)
         session = self._session(workspace, host)
@@ -119,6 +127,8 @@ class TaskRunner:
             raise
         except Exception as e:  # a bug in the loop must still end the task cleanly
             log.exception("task failed")
+            from ..agent.loop import TurnResult
+
             result = TurnResult("error", f"internal error: {type(e).__name__}: {e}", 0)
         finally:
             self.request_id = None
