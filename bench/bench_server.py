@@ -443,7 +443,8 @@ async def main_async(a: argparse.Namespace) -> None:
 
     if "load" in cases:
         print(f"{'code-action latency, 5,000-line document open':<46}{'p50':>8}{'p95':>9}{'p99':>9}{'max':>9}")
-        runs = [("rg", None)] + ([("python fallback", {"AGENT_LSP_NO_RG": "1"})] if a.python else [])
+        runs = [("rg", None)] + ([("rg, tools not niced", {"AGENT_LSP_TOOL_NICE": "0"})] if a.nice_off else []) \
+            + ([("python fallback", {"AGENT_LSP_NO_RG": "1"})] if a.python else [])
         for name, env in runs:
             r = await load_run(root, a.requests, a.rounds, a.cancels, env)
             idle_p99 = percentile(r["idle"], 99)
@@ -491,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rewrite-lines", type=int, default=100_000, help="size of the rewritten file (default 100,000)")
     ap.add_argument("--cases", default="load,rewrite,start", help="which of load,rewrite,start to run (default all)")
     ap.add_argument("--python", action="store_true", help="also the pure-Python search fallback under load")
+    ap.add_argument("--nice-off", action="store_true", help="also the load case with tool processes not niced")
     asyncio.run(main_async(ap.parse_args(argv)))
     return 0
 

@@ -70,6 +70,12 @@ class ModelClient:
             await self._http.aclose()
             self._http = None
 
+    async def prepare(self) -> None:
+        """Build the HTTP client in a thread: its TLS context (the CA bundle) takes ~0.2 s
+        of CPU, which an event loop that also answers an editor should not spend."""
+        if self._http is None:
+            await asyncio.to_thread(self._client)
+
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
             s = self.settings

@@ -106,6 +106,7 @@ class TaskRunner:
         host = LspHost(self.ls, token)
         await self._use_settings_files(workspace.root, host)
         session = self._session(workspace, host)
+        await session.client.prepare()
         self.cancel_requested = False
         self.request_id = self.ls.protocol.msg_id
         self.current = asyncio.ensure_future(session.run_turn(text))
