@@ -1,26 +1,31 @@
-"""The language server's own numbers: code-action latency idle and under load, start-up time, memory.
+"""The language server's own numbers: code-action latency idle and under load, cancel, big rewrites, start-up, memory.
 
-    .venv/bin/python bench/bench_server.py [--requests 300] [--starts 5] [--no-python]
+    .venv/bin/python bench/bench_server.py [--cases load,rewrite,start] [--requests 300]
+        [--rounds 6] [--cancels 3] [--starts 10] [--nice-off] [--python]
 
 What an editor feels, measured through a real `agent-lsp serve` subprocess over stdio:
 
-* code-action latency (p50 / p99 / max over `--requests` sequential requests, 10 ms
-  apart) with the server idle and while a task greps the 20,000-file tree from
-  make_tree.py over and over (the scripted model keeps asking for `grep` until the block
-  is done). Idle and busy blocks alternate in `--rounds` rounds so both see the same
-  machine load; the ratio busy/idle is from the same run. With ripgrep, and for
-  information with the pure-Python fallback (AGENT_LSP_NO_RG=1, a thread that competes
-  for the GIL). Goal: p99 < 20 ms while busy.
-* `initialize`: from spawning the process to the initialize response (what an editor
-  waits for before anything works), median of `--starts` cold starts, with the share
-  spent importing the server's modules measured the same way. Goal < 0.5 s.
-* idle RSS of the server process from /proc (VmRSS after initialize; VmHWM after the
-  busy run shows the peak). Goal < 80 MB.
+* `load`: code-action latency (p50 / p95 / p99 / max over `--requests` sequential
+  requests, 10 ms apart) on an open 5,000-line document, with the server idle and while
+  a task runs grep and list_files in parallel (one model reply, two tool calls) over the
+  20,000-file tree from make_tree.py, round after round. Idle and busy blocks alternate in
+  `--rounds` rounds so both see the same machine load. Goal: p99 < 25 ms while busy.
+  Then `--cancels` tasks are cancelled mid-search by `$/cancelRequest` and by
+  `agentLsp.cancel`: the time until the task's progress ends. Goal < 1 s.
+  `--nice-off` adds the same case with the tool processes not niced (AGENT_LSP_TOOL_NICE=0),
+  `--python` the pure-Python search fallback.
+* `rewrite`: a task's write_file over an open 100,000-line file (50 scattered changes,
+  then a full rewrite); code actions on another document during the whole task against an
+  idle block before it. Goal: p99 < 50 ms.
+* `start`: `initialize` from spawning the process to its response, median of `--starts`,
+  alternating with the floor every pygls server pays, `python -c "import pygls.lsp.server"`
+  from spawn to exit (and, stricter, the same leaving with os._exit). Goal <= 1.15x the
+  floor. Idle RSS after initialize, goal < 60 MB.
 
 The client is a minimal JSON-RPC writer/reader (no pytest-lsp, no cattrs on the client
-side) so the numbers are the server's, not the test client's. The model is the scripted
-OpenAI-compatible server from tests/. Plain python: prints numbers and ratios measured
-in the same run, asserts nothing.
+side) so the numbers are the server's, not the test client's; the scripted OpenAI-compatible
+model from tests/ runs in a process of its own. Plain python: prints numbers and ratios
+measured in the same run, asserts nothing.
 """
 
 from __future__ import annotations
