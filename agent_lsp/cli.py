@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .agent import settings_files
+from .agent import mcp_config, settings_files
 from .agent.settings import Settings
+from .evals.cli import add_eval_parser
+from .server.transport import add_arguments as add_transport_arguments
 
 if TYPE_CHECKING:  # the engine is imported by the commands that run it: `serve` starts without it
     from .agent.loop import Session, TurnResult
@@ -35,6 +37,17 @@ def _settings(args: argparse.Namespace, files: settings_files.SettingsFiles | No
         s.web_tools = True
     s.auto_approve = bool(getattr(args, "yes", False))
     return s, notes
+
+
+async def _terminal_session(args: argparse.Namespace, host: TerminalHost) -> Session:
+    """A session on args.directory with its MCP servers (the project's start only once trusted)."""
+    settings = await _terminal_settings(args, host)
+    from .agent.loop import open_session
+
+    session = open_session(Path(args.directory), host, settings)
+    for note in await mcp_config.attach(session, Path(args.directory).resolve()):
+        host.say(f"agent-lsp: {note}")
+    return session
 
 
 async def _terminal_settings(args: argparse.Namespace, host: TerminalHost) -> Settings:
@@ -68,11 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
     _common(chat)
     demo = sub.add_parser("demo", help="a scratch fizzbuzz with a failing test, fixed by the agent")
     _common(demo)
-    serve = sub.add_parser("serve", help="language server over stdio (or --tcp HOST:PORT)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    serve = sub.add_parser("serve", help="language server over stdio (or --tcp, --ws)")
+    add_transport_arguments(serve)
     serve.add_argument("--log-file", help="also write the server's log here")
     trust = sub.add_parser("trust", help="trust a project's settings files (they may start programs)")
     trust.add_argument("directory", nargs="?", default=".", help="the project folder (default: the current one)")
+    add_eval_parser(sub)
+    _common(sub.add_parser("acp", help="Agent Client Protocol agent over stdio (Zed, JetBrains, ...)"))
+    undo = sub.add_parser("undo", help="take back the last task run in this folder (files it changed, created or deleted)")
+    undo.add_argument("-C", "--directory", default=".", help="the workspace folder (default: the current one)")
+    mem = sub.add_parser("memory", help="print the path and text of the agent's memory of a folder")
+    mem.add_argument("directory", nargs="?", default=".", help="the workspace folder (default: the current one)")
+    mem.add_argument("--clear", action="store_true", help="empty the memory")
     return parser
 
 
@@ -110,34 +130,32 @@ async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
 
 
 def _exit_code(result: TurnResult) -> int:
-    return {"done": EXIT_OK, "stepLimit": EXIT_STEP_LIMIT, "cancelled": EXIT_CANCELLED}.get(result.status, EXIT_ERROR)
+    limits = dict.fromkeys(("stepLimit", "tokenLimit", "loopGuard", "compactionLimit"), EXIT_STEP_LIMIT)
+    return {"done": EXIT_OK, "cancelled": EXIT_CANCELLED, **limits}.get(result.status, EXIT_ERROR)
 
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
-    from .agent.loop import open_session
     from .terminal import TerminalHost
 
     host = TerminalHost(yes=bool(args.yes))
-    settings = await _terminal_settings(args, host)
-    session = open_session(Path(args.directory), host, settings)
+    session = await _terminal_session(args, host)
     try:
         result = await _run_turn_interruptibly(session, task or args.task)
     finally:
-        await session.client.aclose()
+        await session.aclose()
     if result.status == "stepLimit":  # (an error was already shown as it happened)
-        host.say(f"agent-lsp: stopped at the step limit ({settings.max_steps})")
+        host.say(f"agent-lsp: stopped at the step limit ({session.settings.max_steps})")
     return _exit_code(result)
 
 
 async def cmd_chat(args: argparse.Namespace) -> int:
-    from .agent.loop import open_session
     from .terminal import TerminalHost
 
     host = TerminalHost(yes=bool(args.yes))
-    settings = await _terminal_settings(args, host)
-    session = open_session(Path(args.directory), host, settings)
+    session = await _terminal_session(args, host)
+    settings = session.settings
     host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
-              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over.")
+              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over, /undo takes the last task back.")
     try:
         while True:
             sys.stderr.write("\n> ")
@@ -166,13 +184,31 @@ async def cmd_chat(args: argparse.Namespace) -> int:
                 session.reset()
                 host.say("(new session)")
                 continue
+            if line.strip() == "/undo":
+                from .undo_cli import undo_folder
+
+                host.say(undo_folder(session.workspace.root)[1])
+                continue
             result = await _run_turn_interruptibly(session, line)
             if result.status == "error":  # the error itself was shown as it happened
                 host.say("(the session goes on)")
             elif result.status == "cancelled":
                 host.say("(turn cancelled; the session goes on)")
     finally:
-        await session.client.aclose()
+        await session.aclose()
+
+
+def cmd_memory(directory: str, clear: bool) -> int:
+    from .agent import memory
+
+    root = Path(directory).resolve()
+    if clear:
+        print(f"agent-lsp: cleared the memory of {root} ({memory.clear(root)})")
+        return 0
+    print(memory.memory_path(root))
+    text = memory.read(root)
+    print(text if text else "(empty: the agent has not remembered anything here yet)", end="" if text.endswith("\n") else "\n")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,7 +216,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "serve":
         from .server.main import serve
 
-        return serve(tcp=args.tcp, log_file=args.log_file)
+        return serve(args, log_file=args.log_file)
+    if args.cmd == "eval":
+        from .evals.cli import run_eval
+
+        return run_eval(args)
+    if args.cmd == "acp":
+        from .acp.main import serve_acp
+
+        return serve_acp(args)
     if args.cmd == "demo":
         from .demo import run_demo
 
@@ -190,6 +234,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.cmd == "trust":
         return cmd_trust(args.directory)
+    if args.cmd == "undo":
+        from .undo_cli import cmd_undo
+
+        return cmd_undo(args.directory)
+    if args.cmd == "memory":
+        return cmd_memory(args.directory, args.clear)
     try:
         if args.cmd == "run":
             return asyncio.run(cmd_run(args))

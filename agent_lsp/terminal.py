@@ -13,7 +13,8 @@ import sys
 from typing import Any, TextIO
 
 from .agent.diskhost import DiskHost
-from .agent.host import EditOutcome, EditStatus, Event, FileChange
+from .agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange
+from .agent.permissions import rule_label, uncovered_note
 from .agent.preview import colour, unified
 
 EDIT_TOOLS = ("edit_file", "write_file")
@@ -91,6 +92,8 @@ class TerminalHost(DiskHost):
             self.say("plan:\n" + "\n".join(lines) if lines else "plan cleared")
         elif event.kind in ("status", "error"):
             self.say(f"[{event.kind}] {event.text}")
+        elif event.kind == "usage":
+            self.say(f"[{event.text}]")
         elif event.kind == "answer":
             if self._mid_line:
                 self.out.write("\n")
@@ -124,6 +127,19 @@ class TerminalHost(DiskHost):
             if (answer or "").strip().lower() not in ("y", "yes"):
                 return EditOutcome(EditStatus.REJECTED, "declined at the prompt")
         return await super().apply_edit(change)
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        if self.yes:
+            return Approval.ONCE
+        shown = request.preview + uncovered_note(request)
+        if not request.rules:
+            return Approval.ONCE if await self.confirm(request.tool, request.args, shown) else Approval.DENY
+        label = rule_label(request.rules)
+        answer = await self._prompt(
+            f"\n[{request.tool}] {shown}\n  s = allow {label} for this session, a = always allow {label} in this project",
+            "allow? [y]es / [s]ession / [a]lways / [N]o ")
+        return {"y": Approval.ONCE, "yes": Approval.ONCE, "s": Approval.SESSION, "session": Approval.SESSION,
+                "a": Approval.ALWAYS, "always": Approval.ALWAYS}.get((answer or "").strip().lower(), Approval.DENY)
 
     async def trust_project(self, root, question: str) -> bool:
         # asked even under --yes: approving edits is not trusting a stranger's programs

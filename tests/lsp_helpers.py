@@ -57,7 +57,7 @@ class Editor:
         self.encoding = encoding
         self.docs: dict[str, tuple[int, str]] = {}  # uri -> (version, text)
         self.edit_policy = "accept"
-        self.command_answer: str | None = "Allow"
+        self.command_answer: str | None = "Allow once"
         self.ask_answer: str | None = "blue"
         self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
         self.message_requests: list[types.ShowMessageRequestParams] = []
@@ -134,6 +134,14 @@ class Editor:
         for change in params.edit.document_changes or []:
             if isinstance(change, types.CreateFile):
                 continue
+            if isinstance(change, types.DeleteFile):  # an editor deletes the file and closes its buffer
+                path = Path(to_fs_path(change.uri))
+                if path.exists():
+                    path.unlink()
+                if self.docs.pop(change.uri, None) is not None:
+                    self.client.text_document_did_close(types.DidCloseTextDocumentParams(
+                        text_document=types.TextDocumentIdentifier(uri=change.uri)))
+                continue
             uri = change.text_document.uri
             if uri in self.docs:
                 version, text = self.docs[uri]
@@ -181,11 +189,24 @@ def _preset(name: str) -> types.ClientCapabilities:
     return client_capabilities(name)
 
 
-def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None):
+def capabilities(name: str, *, stream: bool = False, ask: bool = False, encodings: list[str] | None = None,
+                 annotations: bool = True, agent_lsp: dict[str, Any] | None = None):
+    """A preset's capabilities; `annotations` as the documented configs declare them.
+
+    docs/editors/ (Neovim, eglot) add changeAnnotationSupport, because they show a diff
+    before asking; `annotations=False` is the stock client, which gets the inline review.
+    """
     caps = copy.deepcopy(_preset(name))  # parsing the JSON preset is slow; callers change the copy
+    caps.workspace = caps.workspace or types.WorkspaceClientCapabilities()
+    caps.workspace.workspace_edit = caps.workspace.workspace_edit or types.WorkspaceEditClientCapabilities()
+    caps.workspace.workspace_edit.change_annotation_support = (
+        types.ChangeAnnotationsSupportOptions(groups_on_label=True) if annotations else None
+    )
     exp: dict[str, Any] = {}
     if stream or ask:
         exp["agentLsp"] = {"stream": stream, "askUser": ask}
+    if agent_lsp:  # more experimental.agentLsp capabilities, e.g. {"diagnostics": True}
+        exp.setdefault("agentLsp", {}).update(agent_lsp)
     if exp:
         caps.experimental = exp
     if encodings is not None:
@@ -205,6 +226,8 @@ async def start_editor(
     encodings: list[str] | None = None,
     folders: list[Path] | None = None,
     env: dict[str, str] | None = None,
+    annotations: bool = True,
+    agent_lsp: dict[str, Any] | None = None,
 ) -> Editor:
     client = LanguageClient(converter_factory=_converter)
     register_lsp_features(client)
@@ -212,7 +235,8 @@ async def start_editor(
     server_env.update({"AGENT_BASE_URL": model_url, "AGENT_MODEL": "scripted"})
     server_env.update(env or {})
     await client.start_io(sys.executable, "-m", "agent_lsp", "serve", env=server_env)
-    caps = capabilities(client_name, stream=stream, ask=ask, encodings=encodings)
+    caps = capabilities(client_name, stream=stream, ask=ask, encodings=encodings, annotations=annotations,
+                        agent_lsp=agent_lsp)
     all_folders = folders or [root]
     result = await client.initialize_session(
         types.InitializeParams(

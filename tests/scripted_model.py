@@ -25,6 +25,7 @@ Reply keys:
 * ``id_style``: ``"openai"`` (``call_`` + 24 chars) or ``"llamacpp"``
   (32 alphanumerics) for generated call ids.
 * ``args_as_dict``: send arguments as a JSON object, as some local servers do.
+* ``no_usage``: send no token counts (the usage chunk and field are left out).
 * ``finish_reason``: e.g. ``"length"``, which also cuts each tool call's
   arguments to their first half.
 * Faults: ``status`` (+ ``retry_after``, ``body`` or ``error``), ``drop``,
@@ -296,6 +297,7 @@ class _Completion:
     reasoning: str | None
     calls: list[dict]  # {"id", "name", "arguments": str | dict}
     finish_reason: str
+    no_usage: bool = False  # like a local server that never reports token counts
     response_id: str = field(default_factory=lambda: "chatcmpl-" + _random_chars(29))
     created: int = field(default_factory=lambda: int(time.time()))
 
@@ -315,7 +317,7 @@ def _call_id(style: str) -> str:
 def _build_completion(spec: dict) -> _Completion:
     calls = [_build_call(tc, spec) for tc in spec.get("tool_calls") or []]
     finish = spec.get("finish_reason") or ("tool_calls" if calls else "stop")
-    return _Completion(spec.get("content"), spec.get("reasoning"), calls, finish)
+    return _Completion(spec.get("content"), spec.get("reasoning"), calls, finish, bool(spec.get("no_usage")))
 
 
 def _build_call(tc: dict, spec: dict) -> dict:
@@ -391,7 +393,7 @@ def _stream_chunks(body: dict, c: _Completion) -> tuple[list[dict], list[dict]]:
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     deltas = [_chunk(c, model, [_choice(d)], include_usage) for d in _deltas(c)]
     closing = [_chunk(c, model, [_choice({}, c.finish_reason)], include_usage)]
-    if include_usage:
+    if include_usage and not c.no_usage:
         closing.append({**_chunk(c, model, [], False), "usage": _usage(body, c)})
     return deltas, closing
 
@@ -408,7 +410,7 @@ def _completion_json(body: dict, c: _Completion) -> dict:
     return {"id": c.response_id, "object": "chat.completion", "created": c.created,
             "model": body.get("model") or MODEL_ID, "system_fingerprint": None,
             "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": c.finish_reason}],
-            "usage": _usage(body, c)}
+            "usage": None if c.no_usage else _usage(body, c)}
 
 
 def _error(message: str, type_: str = "invalid_request_error", code: Any = None) -> dict:

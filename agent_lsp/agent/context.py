@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .diagnostics import Diagnostics
 from .host import Host
 from .paths import Workspace
+from .permissions import Gate
 from .settings import Settings
 
 
@@ -21,6 +23,16 @@ class ToolContext:
     # Each file's text as the agent last saw it (read_file, or its own accepted edit),
     # so a whole-file write_file can be checked against what it was written from.
     seen: dict[Path, str] = field(default_factory=dict)
+    # the permission rules in force, with the ones the person allowed for this session
+    gate: Gate = field(default_factory=Gate)
+    # what the running task changed (for undo); set by the loop at the start of each task
+    changes: Any = None
+    # the problems around each edit (agent/diagnostics.py): the agent's own servers, a fix's target
+    diagnostics: Diagnostics = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.diagnostics = Diagnostics(self)
+    session: Any = None  # the loop.Session running these calls (spawn_agent starts a child from it)
 
     async def read_text(self, path: Path) -> str:
         """The text as the person sees it: the Host's buffer if it has one, else the disk.

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextvars import ContextVar
 from typing import Any
 
 from .context import ToolContext
 from .host import Event
 from .paths import PathError
+from . import checkpoints
+from .permissions import DENIED  # noqa: F401  (re-exported: tests and faces use it)
 from .registry import Tool, check_arguments
 
 MAX_RESULT_CHARS = 20_000
 TRACE_CHARS = 80
-DENIED = "user denied this action"
+# The id of the tool call being run (each call of a parallel batch runs in its own task),
+# so a tool that reports nested work (spawn_agent) can name the call it belongs to.
+CALL_ID: ContextVar[str] = ContextVar("agent_lsp_call_id", default="")
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:
@@ -87,6 +92,7 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
     raw = fn.get("arguments")
     scrub = ctx.settings.scrub  # a key pasted into a task must not come back through the trace
     shown_raw = scrub(raw) if isinstance(raw, str) else raw
+    CALL_ID.set(str(call.get("id") or ""))
     ctx.host.emit(Event("tool", scrub(trace_line(name, raw)), {"id": call.get("id"), "name": name, "arguments": shown_raw}))
     try:
         t = available.get(name)
@@ -94,10 +100,16 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
             out = f"error: unknown tool {name!r}; available tools: {', '.join(available)}"
         else:
             args = check_arguments(t, parse_arguments(raw))
-            if t.gated and not ctx.settings.auto_approve and not await ctx.host.confirm(name, args, scrub(preview(name, args))):
-                out = DENIED
+            shown = t.describe(args) if t.describe is not None else preview(name, args)
+            refusal = await ctx.gate.check(ctx, name, args, scrub(shown)) if t.gated else None
+            if refusal is not None:
+                out = refusal
             else:
-                out = await t.fn(ctx, **args)
+                if ctx.changes is not None and checkpoints.is_command(t):
+                    # a command may change any file: bracket it with snapshots (in git) for undo
+                    out = await ctx.changes.around_command(lambda: t.fn(ctx, **args))
+                else:
+                    out = await t.fn(ctx, **args)
                 if not isinstance(out, str):
                     out = str(out)
     except asyncio.CancelledError:

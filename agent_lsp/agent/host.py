@@ -61,12 +61,36 @@ class Event:
 
     kinds: "text" (a streamed answer delta), "tool" (a tool call starting, with a
     one-line trace), "tool_result", "todo" (the plan list), "status" (retrying,
-    compacting, ...), "answer" (the final text of a turn), "error".
+    compacting, ...), "answer" (the final text of a turn), "error", "usage" (the task's
+    tokens so far, after every model call: data promptTokens, completionTokens, estimated).
     """
 
     kind: str
     text: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+
+
+class Approval(str, Enum):
+    """A person's answer to a gated call: once, a rule for the session, a rule for the project, or no."""
+
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A gated call the rules did not cover. `unmatched`: the shell segments (or the tool) no
+    allow rule covers; `rules`: what a "session"/"always" answer would remember (empty: only
+    once or deny make sense, e.g. a line that did not parse)."""
+
+    tool: str
+    args: dict[str, Any]
+    preview: str
+    unmatched: list[str]
+    rules: list[str]
+    unparsed: bool = False
 
 
 class Host:
@@ -88,6 +112,10 @@ class Host:
         """Ask the person before a gated action (a command, a write). False means no."""
         return False
 
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        """Ask about a call no rule covers. A face that cannot offer rules answers once or deny via `confirm`."""
+        return Approval.ONCE if await self.confirm(request.tool, request.args, request.preview) else Approval.DENY
+
     async def ask_user(self, question: str) -> str | None:
         """Put a question to the person; None when nobody can answer."""
         return None
@@ -95,6 +123,19 @@ class Host:
     async def trust_project(self, root: Path, question: str) -> bool:
         """Ask whether the project at `root` may use what `question` lists. Never a silent yes."""
         return False
+
+    async def run_command(self, command: str, cwd: Path, timeout: float) -> str | None:
+        """Run an approved bash command where the person can watch it (an editor's terminal).
+
+        Return the result text for the model (output, then `[exit N]`), or None to use the
+        local process-group runner. A Host that runs it must keep the runner's promises:
+        stop it at `timeout`, cap the output, and kill it when the turn is cancelled.
+        """
+        return None
+
+    async def diagnostics(self, path: Path) -> list[dict[str, Any]] | None:
+        """The problems the person sees in `path` now (LSP Diagnostics as JSON); None when this face can't tell."""
+        return None
 
     def emit(self, event: Event) -> None:
         """Report progress. Must not block: called from the middle of the loop."""

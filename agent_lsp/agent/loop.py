@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import compaction
+from . import checkpoints, compaction, guards
 from .context import ToolContext
 from .dispatch import run_tool
 from .host import Event, Host
@@ -24,6 +24,7 @@ from .prompt import system_prompt
 from .registry import TOOLS, Tool
 from .settings import Settings
 from .transcript import Transcript
+from .usage import Usage
 from . import tools as _tools  # noqa: F401  (registers the tools)
 
 CANCELLED_RESULT = "error: cancelled by the user before this finished"
@@ -40,10 +41,13 @@ STEP_LIMIT_NOTE = (
 
 @dataclass
 class TurnResult:
-    status: str  # "done" | "cancelled" | "stepLimit" | "error"
+    status: str  # "done" | "cancelled" | "stepLimit" | "tokenLimit" | "loopGuard" | "compactionLimit" | "error"
     answer: str
     steps: int
     error: str | None = None
+    prompt_tokens: int = 0  # summed over the turn's model calls (usage.py)
+    completion_tokens: int = 0
+    tokens_estimated: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {"status": self.status, "answer": self.answer, "steps": self.steps}
@@ -53,7 +57,8 @@ class Session:
     """One conversation with the model; turns carry history over until `reset`."""
 
     def __init__(self, workspace: Workspace, host: Host, settings: Settings, *,
-                 transcript: Transcript | None = None, client: ModelClient | None = None) -> None:
+                 transcript: Transcript | None = None, client: ModelClient | None = None,
+                 system: str | None = None) -> None:
         self.workspace = workspace
         self.host = host
         self.settings = settings
@@ -66,10 +71,16 @@ class Session:
             if t.optional_group is None or (t.optional_group == "web" and settings.web_tools)
         }
         self.schemas = [t.schema for t in self.tools.values()]
+        self.base_tools = dict(self.tools)
+        # Tool sources beside the registry (MCP servers: agent/mcp.py); their tools join at a turn's start.
+        self.sources: list[Any] = []
+        self.system = system  # a system prompt of its own (a spawn_agent child), else prompt.py's
+        self.ctx.session = self
         self.messages: list[dict[str, Any]] = []
         self._chars = 0
         self._turn_start = 0
         self.compactions = 0
+        self.guards = guards.TaskGuards()  # this task's tokens, repeated failures and compactions
         self.reset()
 
     # ------------------------------------------------------------ history
@@ -80,7 +91,12 @@ class Session:
         self._chars = 0
         self.ctx.todos.clear()
         self.ctx.seen.clear()
-        self._append({"role": "system", "content": system_prompt(self.workspace.root, self.workspace.roots[1:])})
+        self._append({"role": "system", "content": self.system or system_prompt(self.workspace.root, self.workspace.roots[1:])})
+
+    def restore(self, messages: list[dict[str, Any]]) -> None:
+        """Take up an earlier conversation (ACP `session/load`): its messages become the history as they were."""
+        self.messages = list(messages)
+        self._chars = sum(compaction.message_size(m) for m in self.messages)
 
     def _append(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -110,10 +126,15 @@ class Session:
         """Run one user request to its end. Never raises for model or tool trouble; cancel ends it cleanly."""
         self._append({"role": "user", "content": task})
         self._turn_start = len(self.messages) - 1
+        self.guards = guards.TaskGuards(max_tokens=self.settings.max_task_tokens)
+        self.ctx.changes = checkpoints.TaskChanges.begin(self.workspace.root, task)  # what undo reverts
         steps = 0
         try:
+            if self.sources or len(self.tools) != len(self.base_tools):
+                await self._open_sources()
             while steps < self.settings.max_steps:
                 steps += 1
+                self.host.emit(Event("step", "", {"step": steps, "maxSteps": self.settings.max_steps}))
                 reply = await self._model_step(with_tools=True)
                 if reply.truncated_tool_call:
                     # Never store a broken call: a llama.cpp server answers 500 to every later request.
@@ -129,10 +150,14 @@ class Session:
                         answer += "\n\n(the answer was cut off by the model's output token limit)"
                     return self._finish("done", answer, steps)
                 await self._run_calls(calls)
+                if (stopped := await self._guard_stop(steps)) is not None:
+                    return stopped
             self._append({"role": "user", "content": STEP_LIMIT_NOTE.format(n=self.settings.max_steps)})
             reply = await self._model_step(with_tools=False)
             self._append(reply.message)
             return self._finish("stepLimit", _text(reply.message), steps)
+        except guards.CompactionLimit:
+            return await self._end_at_compaction_limit(steps)
         except asyncio.CancelledError:
             task_ = asyncio.current_task()
             if task_ is not None:
@@ -143,13 +168,89 @@ class Session:
             self._repair_pairing("error: " + str(e))
             msg = self.settings.scrub(str(e))
             self.host.emit(Event("error", msg))
-            return TurnResult("error", msg, steps, error=msg)
+            if self.transcript is not None:
+                self.transcript.record("turn_end", {"status": "error", "steps": steps, "error": msg,
+                                                    **self.usage.as_dict()})
+            return TurnResult("error", msg, steps, msg, **self.usage.as_dict())
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens of the current (or last) task."""
+        return self.guards.usage
+
+    async def _open_sources(self) -> None:
+        """Add the sources' tools after the registry's (a fixed order); a source's notes go to the model once."""
+        tools = dict(self.base_tools)
+        for source in self.sources:
+            more, notes = await source.open(self.host)
+            for t in more:
+                tools.setdefault(t.name, t)
+            for note in notes:
+                self._append({"role": "user", "content": note})
+        self.tools = tools
+        self.schemas = [t.schema for t in tools.values()]
+
+    async def aclose(self) -> None:
+        """End the session: its tool sources stop (MCP servers exit), so do the language servers
+        it started for diagnostics, and the model client closes."""
+        sources, self.sources = self.sources, []
+        for source in sources:
+            await source.aclose()
+        await self.ctx.diagnostics.aclose()
+        await self.client.aclose()
 
     def _finish(self, status: str, answer: str, steps: int) -> TurnResult:
         self.host.emit(Event("answer", answer, {"status": status, "steps": steps}))
         if self.transcript is not None:
-            self.transcript.record("turn_end", {"status": status, "steps": steps})
-        return TurnResult(status, answer, steps)
+            self.transcript.record("turn_end", {"status": status, "steps": steps, **self.usage.as_dict()})
+        return TurnResult(status, answer, steps, **self.usage.as_dict())
+
+    async def _guard_stop(self, steps: int) -> TurnResult | None:
+        """End the task when a guard tripped: a call looping on one failure, or the token budget."""
+        if self.guards.looped is not None:
+            why = f"{self.guards.looped} failed the same way {guards.LOOP_STOP} times in this task"
+            self.host.emit(Event("status", f"stopped by the loop guard: {why}"))
+            return self._finish("loopGuard", f"Stopped by the loop guard: {why}. Change the approach or the task "
+                                             "and try again.", steps)
+        if self.guards.over_budget():
+            used, limit = self.guards.total_tokens, self.guards.max_tokens
+            return await self._stop_with_summary(
+                "tokenLimit", guards.TOKEN_LIMIT_NOTE.format(used=used, limit=limit), steps,
+                f"stopped: the task used {used:,} tokens, over maxTaskTokens ({limit:,})")
+        return None
+
+    async def _end_at_compaction_limit(self, steps: int) -> TurnResult:
+        """The summary that replaces a third compaction, with the turn's own error and cancel handling."""
+        try:
+            return await self._stop_with_summary(
+                "compactionLimit", guards.COMPACTION_LIMIT_NOTE.format(n=guards.MAX_COMPACTIONS), steps,
+                f"stopped: the context filled up again after {guards.MAX_COMPACTIONS} compactions")
+        except asyncio.CancelledError:
+            if (task_ := asyncio.current_task()) is not None:
+                task_.uncancel()
+            return self._finish("cancelled", "Cancelled.", steps)
+        except ModelError as e:
+            msg = self.settings.scrub(str(e))
+            self.host.emit(Event("error", msg))
+            return TurnResult("error", msg, steps, error=msg)
+
+    async def _stop_with_summary(self, status: str, note: str, steps: int, why: str) -> TurnResult:
+        """Ask for a summary without tools (and without compacting), then end the task saying why."""
+        self.host.emit(Event("status", why))
+        self._append({"role": "user", "content": note})
+        reply = await self._complete(self.messages, None, lambda piece: self.host.emit(Event("text", piece)))
+        # no tools were offered: a call in the reply could never be answered, so it is not kept
+        message = {k: v for k, v in reply.message.items() if k != "tool_calls"}
+        message["content"] = _text(reply.message)
+        self._append(message)
+        return self._finish(status, f"{_text(message)}\n\n({why})".lstrip(), steps)
+
+    async def _complete(self, messages: list[dict[str, Any]], tools: list | None, on_text=None) -> Reply:
+        """One model call, counted against the task's tokens (and shown: a `usage` event)."""
+        reply = await self.client.complete(messages, tools, on_text or (lambda _t: None))
+        self.usage.add(reply, messages, tools)
+        self.host.emit(Event("usage", self.guards.usage_text(), self.guards.usage_data()))
+        return reply
 
     async def _model_step(self, with_tools: bool) -> Reply:
         """One model call, compacting first when the context is nearly full (at most once per step)."""
@@ -158,14 +259,14 @@ class Session:
             compacted = await self._compact()
         on_text = lambda piece: self.host.emit(Event("text", piece))  # noqa: E731
         try:
-            return await self.client.complete(self.messages, self.schemas if with_tools else None, on_text)
+            return await self._complete(self.messages, self.schemas if with_tools else None, on_text)
         except ModelError as e:
             if not e.overflow or compacted:
                 raise
             self.host.emit(Event("status", "the model says the conversation is too long; compacting and retrying"))
             if not await self._compact(force=True):
                 raise ModelError(f"{e} (and there is nothing left to compact)") from None
-            return await self.client.complete(self.messages, self.schemas if with_tools else None, on_text)
+            return await self._complete(self.messages, self.schemas if with_tools else None, on_text)
 
     def _over_budget(self) -> bool:
         budget = self.settings.context_window * self.settings.compact_share
@@ -175,6 +276,7 @@ class Session:
         cut = compaction.cut_point(self.messages)
         if cut is None:
             return False
+        self.guards.allow_compaction()  # a third one in this task raises CompactionLimit
         old, recent = self.messages[1:cut], self.messages[cut:]
         pending = None
         if self._turn_start < cut:  # the current request would be summarised away: keep its words
@@ -185,7 +287,7 @@ class Session:
             {"role": "system", "content": compaction.SUMMARY_PROMPT},
             {"role": "user", "content": "Condense this conversation:\n\n" + compaction.summary_input(old, cap_chars)},
         ]
-        reply = await self.client.complete(request, None)
+        reply = await self._complete(request, None)
         summary = _text(reply.message) or "(no summary)"
         self.messages = [self.messages[0], compaction.summary_message(summary, pending if isinstance(pending, str) else None)] + recent
         self._turn_start = 1 if pending else max(1, self._turn_start - cut + 2)
@@ -208,6 +310,7 @@ class Session:
             else:
                 results = [await run_tool(self.ctx, batch[0], self.tools)]
             for call, result in zip(batch, results):
+                result = self.guards.observe(call, result)
                 self._append({"role": "tool", "tool_call_id": call.get("id", ""), "content": result})
             i += len(batch)
 
@@ -228,6 +331,6 @@ def _text(message: dict[str, Any]) -> str:
 def open_session(root: Path | str, host: Host, settings: Settings, *, transcript: bool = True) -> Session:
     """A session on one folder, with a transcript under the XDG state dir."""
     ws = Workspace([Path(root)])
-    tr = Transcript(scrub=settings.scrub) if transcript else None
+    tr = Transcript(scrub=settings.scrub, roots=ws.roots) if transcript else None
     return Session(ws, host, settings, transcript=tr)
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import memory
+
 AGENTS_FILE = "AGENTS.md"
 MAX_AGENTS_CHARS = 20_000
 
 BASE = """You are a coding agent working inside the user's workspace at {root}.
 You act through tools: read_file, list_files and grep to look, edit_file and write_file to
 change files (each change is shown to the user, who may reject it), bash to run commands
-(the user may deny them), todo_write to keep a plan, ask_user for a decision only a person can make.
+(the user may deny them), todo_write to keep a plan, ask_user for a decision only a person can make,
+spawn_agent to have a helper investigate a question in a fresh context, remember and forget to
+keep notes about this workspace for later sessions.
 
 How to work:
 - Look before you change: read the relevant code; never guess a file's content.
@@ -36,4 +40,8 @@ def system_prompt(root: Path, extra_roots: list[Path] | None = None) -> str:
         if len(notes) > MAX_AGENTS_CHARS:
             notes = notes[:MAX_AGENTS_CHARS] + "\n...[AGENTS.md cut]"
         text += f"\n\nThe project's instructions ({AGENTS_FILE}):\n{notes}"
+    remembered = memory.for_prompt(root)
+    if remembered:
+        text += ("\n\nYour memory of this workspace (notes you kept with remember in earlier sessions; "
+                 "forget removes outdated ones):\n" + remembered)
     return text

@@ -31,6 +31,10 @@ class Tool:
     read_only: bool
     gated: bool
     optional_group: str | None  # e.g. "web": only offered when that group is enabled
+    # Tools from elsewhere (MCP servers) have a schema but no Python signature: they check
+    # their own arguments and say what a person is asked to approve.
+    check: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    describe: Callable[[dict[str, Any]], str] | None = None
 
     @property
     def required(self) -> list[str]:
@@ -121,6 +125,8 @@ def tool(
 
 def check_arguments(t: Tool, args: dict[str, Any]) -> dict[str, Any]:
     """Validate and coerce arguments against the schema; raise ValueError with a model-facing message."""
+    if t.check is not None:
+        return t.check(args)
     unexpected = sorted(set(args) - set(t.params))
     if unexpected:
         raise ValueError(

@@ -32,10 +32,15 @@ class Settings:
     request_timeout: float = 300.0  # seconds without a byte from the model
     temperature: float | None = None
     web_tools: bool = False
+    max_task_tokens: int = 0  # prompt + completion tokens one task may use; 0: no budget
     # glob -> command line of a language server the agent runs itself for diagnostics
     diagnostic_servers: dict = field(default_factory=dict)
+    diagnostics_timeout: float = 3.0  # seconds an edit may wait for the problems it caused
     # name -> {command, args, env} | {type: "http", url, headers}, as in Claude Code's .mcp.json
     mcp_servers: dict = field(default_factory=dict)
+    rg_path: str = ""  # an rg to use before any other (the VS Code extension passes VS Code's own)
+    mcp_timeout: float = 60.0  # seconds an MCP tool call (or a server's start) may take
+    subagent_max_steps: int = 15  # tool rounds of one spawn_agent child
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -59,8 +64,8 @@ class Settings:
                 continue
             current = getattr(self, key)
             coerced = coerce_setting(value, current, fields[key].type)
-            if key == "max_retries" and value == 0 and not isinstance(value, bool):
-                coerced = 0  # no retries is a valid choice; other counts must be positive
+            if key in ("max_retries", "max_task_tokens") and value == 0 and not isinstance(value, bool):
+                coerced = 0  # no retries / no budget is a valid choice; other counts must be positive
             if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
                 continue

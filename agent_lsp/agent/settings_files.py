@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import trust
+from . import permissions, trust
 from .host import Host
 from .settings import Settings, snake_case
 
@@ -65,6 +65,7 @@ class SettingsFiles:
     user: dict[str, Any] = field(default_factory=dict)
     project: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    rules: permissions.ProjectRules = field(default_factory=permissions.ProjectRules)
 
     @property
     def project_privileged(self) -> dict[str, Any]:
@@ -73,7 +74,7 @@ class SettingsFiles:
     def subjects(self) -> dict[str, str]:
         """What trusting this project covers: subject -> fingerprint (empty: nothing to trust)."""
         privileged = self.project_privileged
-        return {SUBJECT: trust.fingerprint(privileged)} if privileged else {}
+        return {**({SUBJECT: trust.fingerprint(privileged)} if privileged else {}), **permissions.trust_subject(self.rules)}
 
     def trusted(self) -> bool:
         """Is every privileged part of the project file already trusted? (True when there is none.)"""
@@ -82,13 +83,19 @@ class SettingsFiles:
         return all(trust.is_trusted(self.root, s, fp) for s, fp in self.subjects().items())
 
     def trust_question(self) -> str:
-        lines = [f"The project {self.root} has settings that start programs or send your code elsewhere "
-                 f"({project_settings_path(self.root) if self.root else PROJECT_DIR}):"]
-        for key, value in self.project_privileged.items():
-            shown = "(a key)" if snake_case(str(key)) == "api_key" else json.dumps(value, ensure_ascii=False)
-            lines.append(f"  {key}: {shown[:300]}")
-        lines.append("Trust this project and use them?")
-        return "\n".join(lines)
+        parts = []
+        if self.project_privileged:
+            lines = [f"The project {self.root} has settings that start programs or send your code elsewhere "
+                     f"({project_settings_path(self.root) if self.root else PROJECT_DIR}):"]
+            for key, value in self.project_privileged.items():
+                shown = "(a key)" if snake_case(str(key)) == "api_key" else json.dumps(value, ensure_ascii=False)
+                lines.append(f"  {key}: {shown[:300]}")
+            parts.append("\n".join(lines))
+        if self.rules.allow:
+            where = permissions.permissions_path(self.root) if self.root else permissions.PERMISSIONS_NAME
+            parts.append(f"The project {self.root} lets commands run without asking ({where}): "
+                         + ", ".join(self.rules.allow)[:600])
+        return "\n".join(parts + ["Trust this project and use them?"])
 
 
 def read(root: Path | None) -> SettingsFiles:
@@ -100,6 +107,9 @@ def read(root: Path | None) -> SettingsFiles:
         files.project, note = read_json_object(project_settings_path(root))
         if note:
             files.notes.append(note)
+        files.rules = permissions.read_rules(root)
+        if files.rules.note:
+            files.notes.append(files.rules.note)
     return files
 
 
@@ -138,4 +148,6 @@ def project_subjects(root: Path) -> dict[str, str]:
     Other project files that start programs (MCP servers, permission rules) add their
     subjects here, so one `trust` covers the whole project as it is now.
     """
-    return read(root).subjects()
+    from . import mcp_config  # (it reads settings files itself)
+
+    return {**read(root).subjects(), **mcp_config.project_subjects(root)}

@@ -11,7 +11,7 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 
 def state_dir() -> Path:
@@ -20,15 +20,27 @@ def state_dir() -> Path:
 
 
 class Transcript:
-    def __init__(self, directory: Path | None = None, scrub: Callable[[str], str] = lambda t: t) -> None:
+    def __init__(self, directory: Path | None = None, scrub: Callable[[str], str] = lambda t: t,
+                 roots: Iterable[Path | str] = ()) -> None:
         self.session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
         self.path = (directory or state_dir()) / f"{self.session_id}.jsonl"
         self._scrub = scrub
         self.broken: str | None = None
+        self._roots: list[str] = []
+        self._written_roots: list[str] = []
+        self.set_workspace(roots)
+
+    def set_workspace(self, roots: Iterable[Path | str]) -> None:
+        """The folders this session works on; a `session` line records them (again, when
+        they change) so an editor can list the sessions of its own workspace."""
+        self._roots = [str(r) for r in roots]
 
     def record(self, kind: str, payload: Any) -> None:
         if self.broken:
             return
+        if self._roots and sorted(self._roots) != sorted(self._written_roots):
+            self._written_roots = list(self._roots)
+            self.record("session", {"workspace": self._written_roots})
         line = json.dumps({"t": round(time.time(), 3), "kind": kind, "data": payload}, ensure_ascii=False)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -31,10 +31,14 @@ _RG_EXCLUDES = [arg for d in sorted(SKIP_DIRS) for arg in ("-g", f"!{d}/")]
 MAX_COLUMNS = 400
 
 
-def rg_binary() -> str | None:
-    """The rg to use: AGENT_LSP_RG, then the one beside this Python (the wheel's), then PATH."""
+def rg_binary(preferred: str = "") -> str | None:
+    """The rg to use: `preferred` (the rgPath setting), AGENT_LSP_RG, the one beside this
+    Python (the wheel's), then PATH. A preferred path that is not an executable file is
+    passed over: the server then searches as if it had not been given one."""
     if os.environ.get("AGENT_LSP_NO_RG"):
         return None
+    if preferred and os.path.isfile(preferred) and os.access(preferred, os.X_OK):
+        return preferred
     explicit = os.environ.get("AGENT_LSP_RG")
     if explicit:
         return explicit
@@ -115,8 +119,8 @@ def _display(ws: Workspace, raw: str) -> str:
 
 # ---------------------------------------------------------------- listing
 
-async def list_paths(ws: Workspace, base: Path, pattern: str, keep: int) -> SearchResult:
-    rg = rg_binary()
+async def list_paths(ws: Workspace, base: Path, pattern: str, keep: int, rg_path: str = "") -> SearchResult:
+    rg = rg_binary(rg_path)
     if rg is None:
         return await asyncio.to_thread(_py_list, ws, base, pattern, keep)
     # The pattern is matched against the file name (fnmatch, below). A plain one also goes
@@ -153,8 +157,8 @@ def path_key(shown: str) -> str:
 
 # ---------------------------------------------------------------- grep
 
-async def grep_lines(ws: Workspace, base: Path, regex: str, keep: int) -> SearchResult:
-    rg = rg_binary()
+async def grep_lines(ws: Workspace, base: Path, regex: str, keep: int, rg_path: str = "") -> SearchResult:
+    rg = rg_binary(rg_path)
     if rg is None:
         return await asyncio.to_thread(_py_grep, ws, base, regex, keep)
     # Collect more than shown so the shown ones are sorted by path (rg's threads finish

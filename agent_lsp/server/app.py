@@ -24,6 +24,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from .config import ServerConfig
+from .review import ReviewQueue
 
 log = logging.getLogger("agent_lsp.server")
 
@@ -97,6 +98,7 @@ class AgentServer(LanguageServer):
         self.tasks: Any = None  # TaskRunner, set by features.commands at import
         self.background: set[asyncio.Task] = set()
         self._doc_waiters: dict[str, list[asyncio.Future]] = {}
+        self.review = ReviewQueue(self)
 
     # ------------------------------------------------------------ client facts
 
@@ -117,6 +119,15 @@ class AgentServer(LanguageServer):
             if isinstance(section, dict):
                 return section.get(name)
         return None
+
+    def inline_review(self) -> bool:
+        """Review edits as diagnostics (no client preview), per the `review` setting."""
+        mode = self.config.options.review
+        if mode == "inline":
+            return True
+        if mode == "preview":
+            return False
+        return not self.client_has("workspace.workspace_edit.change_annotation_support")
 
     @property
     def encoding(self) -> str:

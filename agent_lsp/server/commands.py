@@ -20,7 +20,14 @@ RUN_TASK = "agentLsp.runTask"
 FIX_DIAGNOSTIC = "agentLsp.fixDiagnostic"
 CANCEL = "agentLsp.cancel"
 NEW_SESSION = "agentLsp.newSession"
-ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION]
+ACCEPT_EDIT = "agentLsp.acceptEdit"
+REJECT_EDIT = "agentLsp.rejectEdit"
+LIST_SESSIONS = "agentLsp.listSessions"
+SHOW_SESSION = "agentLsp.showSession"
+UNDO_TASK = "agentLsp.undoTask"
+SHOW_MEMORY = "agentLsp.showMemory"
+ALL = [RUN_TASK, FIX_DIAGNOSTIC, CANCEL, NEW_SESSION, ACCEPT_EDIT, REJECT_EDIT, LIST_SESSIONS, SHOW_SESSION, UNDO_TASK,
+       SHOW_MEMORY]
 
 CONTEXT_LINES = 8
 MAX_SELECTION_LINES = 200

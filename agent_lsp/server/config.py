@@ -30,6 +30,13 @@ class ServerOptions:
     edit_confirm_timeout: float = 3.0
     # Show the final answer with window/showMessage.
     show_answer: bool = True
+    # How a person reviews an edit: "preview" (the client shows needsConfirmation edits),
+    # "inline" (pending edits as diagnostics with Accept/Reject code actions), or "auto":
+    # inline when the client lacks workspace.workspaceEdit.changeAnnotationSupport.
+    review: str = "auto"
+
+
+CHOICES = {"review": ("auto", "inline", "preview")}
 
 
 @dataclass
@@ -67,6 +74,9 @@ class ServerConfig:
             if key not in fields or value is None:
                 continue
             coerced = coerce_setting(value, getattr(self.options, key), fields[key].type)
+            if key in CHOICES and coerced not in CHOICES[key]:
+                notes.append(f"ignored setting {raw_key}={value!r}: expected one of {', '.join(CHOICES[key])}")
+                continue
             if coerced is INVALID:
                 notes.append(f"ignored setting {raw_key}={value!r}: wrong type")
             else:

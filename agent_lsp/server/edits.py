@@ -67,7 +67,10 @@ def minimal_edits(change: FileChange, encoding: str) -> list[tuple[types.Range, 
         start, end = change.span
         return [(PositionMap(before, encoding).range(start, end), change.replacement)]
     if not before:
-        return [(PositionMap(before, encoding).range(0, 0), change.after)]
+        # To line 1, past the end of the empty document (clamped to its end, as LSP says): an
+        # insert at 0:0 would leave Neovim's empty last line after the text (a newline too many).
+        whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=1, character=0))
+        return [(whole, change.after)]
     old_lines = before.splitlines(keepends=True)
     new_lines = change.after.splitlines(keepends=True)
     offsets = list(accumulate(map(len, old_lines), initial=0))

@@ -29,18 +29,21 @@ from pygls.uris import from_fs_path
 
 from ..agent.context import read_disk_text
 from ..agent.fileio import write_text_atomic
-from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.permissions import describe, rule_label
+from . import clients
 from .app import AgentServer
-from .edits import workspace_edit
-from .jsonish import jsonable
+from .edits import minimal_edits, workspace_edit
+from .jsonish import jsonable, plain
 
 log = logging.getLogger("agent_lsp.server")
 
 STREAM_NOTIFICATION = "agentLsp/event"
 ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
+DIAGNOSTICS_REQUEST = "agentLsp/diagnostics"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
-ALLOW, DENY = "Allow", "Deny"
+ALLOW, DENY = "Allow once", "Deny"
 TRUST, DONT_TRUST = "Trust", "Don't trust"
 
 
@@ -51,6 +54,9 @@ class LspHost(Host):
         self.stream = bool(ls.experimental("stream"))
         self.can_ask = bool(ls.experimental("askUser"))
         self.can_save = bool(ls.experimental("saveDocument"))
+        self.can_diagnose = bool(ls.experimental("diagnostics"))
+        self.tokens = ""  # the task's token count so far, as the last `usage` event said it
+        self.last_report = ""
 
     # ------------------------------------------------------------ reading
 
@@ -60,8 +66,8 @@ class LspHost(Host):
 
     # ------------------------------------------------------------ editing
 
-    async def apply_edit(self, change: FileChange) -> EditOutcome:
-        uri = from_fs_path(str(change.path)) or ""
+    async def _fresh(self, change: FileChange, uri: str):
+        """(open document or None, its version) when `change` still fits what is there; else a STALE outcome."""
         if change.read is not None and change.before is not None and change.read != change.before:
             # write_file's content was written from what the agent read; proposing it now
             # would quietly undo what the person (or a command) changed since.
@@ -70,20 +76,37 @@ class LspHost(Host):
         if doc is not None:
             if change.before is None or doc.source != change.before:
                 return EditOutcome(EditStatus.STALE, "the open document differs from the text the edit was made for")
-            version = doc.version
-        else:
-            stale = await asyncio.to_thread(_disk_stale, change)
-            if stale:
-                return EditOutcome(EditStatus.STALE, stale)
-            version = None
+            return doc, doc.version
+        stale = await asyncio.to_thread(_disk_stale, change)
+        if stale:
+            return EditOutcome(EditStatus.STALE, stale)
+        return None, None
+
+    async def apply_edit(self, change: FileChange) -> EditOutcome:
+        uri = from_fs_path(str(change.path)) or ""
+        fresh = await self._fresh(change, uri)
+        if isinstance(fresh, EditOutcome):
+            return fresh
+        doc, version = fresh
         opts = self.ls.config.options
+        needs_confirmation = not self.ls.config.settings.auto_approve
+        if needs_confirmation and self.ls.inline_review():
+            # No preview in this client: the edit waits as diagnostics until Accept / Reject.
+            edits = await asyncio.to_thread(minimal_edits, change, self.ls.encoding)
+            if not await self.ls.review.decide(uri, change, edits):
+                return EditOutcome(EditStatus.REJECTED, "rejected in the inline review")
+            fresh = await self._fresh(change, uri)  # the person may have typed, or opened it, meanwhile
+            if isinstance(fresh, EditOutcome):
+                return fresh
+            doc, version = fresh
+            needs_confirmation = False  # accepted already: applying it must not ask again
         edit = await asyncio.to_thread(  # a big rewrite's diff must not hold up the editor's requests
             workspace_edit,
             change,
             uri,
             version,
             self.ls.encoding,
-            needs_confirmation=not self.ls.config.settings.auto_approve,
+            needs_confirmation=needs_confirmation,
             create_file=change.is_new_file and self._client_creates_files(),
         )
         label = f"agent: {change.tool} {change.display_path}"
@@ -114,9 +137,11 @@ class LspHost(Host):
             if outcome is not None:
                 return outcome
         try:
-            await asyncio.to_thread(_sync_disk, change.path, change.after)
+            wrote = await asyncio.to_thread(_sync_disk, change.path, change.after)
         except OSError as e:
             return EditOutcome(EditStatus.FAILED, f"accepted in the editor but not written to disk: {e}")
+        if wrote and confirmed:
+            clients.wrote_behind_buffer(self.ls, change.path)
         return EditOutcome(EditStatus.ACCEPTED)
 
     async def _editor_save(self, uri: str, change: FileChange, confirmed: bool) -> EditOutcome | None:
@@ -169,6 +194,28 @@ class LspHost(Host):
                 return False
             await self.ls.wait_document_change(uri, left)
 
+    # ------------------------------------------------------------ problems
+
+    async def diagnostics(self, path: Path) -> list[dict[str, Any]] | None:
+        """Every problem the editor shows for `path` (all its servers and linters), via agentLsp/diagnostics.
+
+        The caller bounds the wait (diagnosticsTimeout); the editor answers whenever it
+        can and is never kept waiting on us.
+        """
+        if not self.can_diagnose:
+            return None
+        # shielded: a late answer must find its request still pending (pygls fails on a cancelled one)
+        request = self.ls.protocol.send_request_async(DIAGNOSTICS_REQUEST, {"uri": from_fs_path(str(path))})
+        try:
+            result = plain(await asyncio.shield(request))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # an error answer: this editor can't tell
+            log.info("agentLsp/diagnostics failed: %r", e)
+            return None
+        items = result.get("diagnostics") if isinstance(result, dict) else None
+        return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else None
+
     # ------------------------------------------------------------ questions
 
     async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
@@ -188,6 +235,28 @@ class LspHost(Host):
             log.info("showMessageRequest failed: %s", e)
             return False
         return getattr(answer, "title", None) == ALLOW
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        """Allow once / Allow `<rule>` for this session / Always allow `<rule>` in this project / Deny."""
+        label = rule_label(request.rules)
+        titles = {ALLOW: Approval.ONCE}
+        if request.rules:
+            titles[f"Allow {label} for this session"] = Approval.SESSION
+            titles[f"Always allow {label} in this project"] = Approval.ALWAYS
+        titles[DENY] = Approval.DENY
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=describe(request),
+            actions=[types.MessageActionItem(title=t) for t in titles],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.info("showMessageRequest failed: %s", e)
+            return Approval.DENY
+        return titles.get(getattr(answer, "title", None) or "", Approval.DENY)
 
     async def trust_project(self, root: Path, question: str) -> bool:
         params = types.ShowMessageRequestParams(
@@ -234,12 +303,18 @@ class LspHost(Host):
             todos = event.data.get("todos", [])
             done = sum(t["status"] == "completed" for t in todos)
             self._report(f"plan {done}/{len(todos)} done")
+        elif event.kind == "usage":
+            self.tokens = event.text
+            self._report(self.last_report or "thinking")
 
     def _report(self, message: str) -> None:
+        """A progress line, with the task's tokens so far after it (`… · tokens: 1,200 prompt + 80 completion`)."""
         if self.progress_token is None:
             return
+        self.last_report = message[:150]
+        shown = f"{self.last_report} · {self.tokens}" if self.tokens else self.last_report
         self.ls.work_done_progress.report(
-            self.progress_token, types.WorkDoneProgressReport(message=message[:200], cancellable=True)
+            self.progress_token, types.WorkDoneProgressReport(message=shown[:250], cancellable=True)
         )
 
 
@@ -252,14 +327,15 @@ def _disk_stale(change: FileChange) -> str | None:
         return f"cannot read the file: {e}"
 
 
-def _sync_disk(path: Path, text: str) -> None:
-    """Make the disk hold `text` (the editor may have written it already)."""
+def _sync_disk(path: Path, text: str) -> bool:
+    """Make the disk hold `text` (the editor may have written it already); True when we wrote."""
     try:
         if read_disk_text(path) == text:
-            return
+            return False
     except (OSError, UnicodeDecodeError):
         pass
     write_text_atomic(path, text)
+    return True
 
 
 def _read_or_none(path: Path) -> str | None:

@@ -1,13 +1,21 @@
-"""`agent-lsp serve`: start the language server on stdio (or TCP for debugging)."""
+"""`agent-lsp serve`: start the language server on stdio (or TCP / WebSocket, see transport.py)."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
 
+from .transport import Transport, TransportError, from_args
 
-def serve(tcp: str | None = None, log_file: str | None = None) -> int:
+
+def serve(args: argparse.Namespace | None = None, log_file: str | None = None) -> int:
+    try:
+        transport = from_args(args) if args is not None else Transport("stdio")
+    except TransportError as e:
+        print(f"agent-lsp serve: {e}", file=sys.stderr)
+        return 2
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]  # never stdout: it carries LSP
     if log_file:
         handlers.append(logging.FileHandler(log_file))
@@ -23,12 +31,10 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> int:
     from .app import server
     from . import features  # noqa: F401  (registers the handlers)
 
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        if not port.isdigit():
-            print(f"agent-lsp serve: --tcp wants HOST:PORT, got {tcp!r}", file=sys.stderr)
-            return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
+    if transport.kind == "tcp":
+        server.start_tcp(transport.host, transport.port)
+    elif transport.kind == "ws":
+        server.start_ws(transport.host, transport.port)
     else:
         server.start_io()
     # The session is over (exit, or the editor closed the pipe) and every thread the loop

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from ..agent import settings_files
+from ..agent import mcp_config, settings_files
+from ..agent.diagnostics import Target, final_note
 from ..agent.paths import Workspace
 from ..agent.transcript import Transcript
 from .app import AgentServer
@@ -50,6 +51,8 @@ class TaskRunner:
         self.cancel_requested = False
         self.warm = False
         self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
+        self.mcp_declined: dict[Path, dict[str, str]] = {}  # MCP entries trust said no to, per root
+        self._mcp_notes: list[str] = []
 
     @property
     def busy(self) -> bool:
@@ -82,8 +85,10 @@ class TaskRunner:
         if self.session is None:
             from ..agent.loop import Session
 
-            self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub))
+            self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub, roots=workspace.roots))
         s = self.session
+        if s.transcript is not None:
+            s.transcript.set_workspace(workspace.roots)
         s.workspace = s.ctx.workspace = workspace
         s.host = s.ctx.host = host
         s.settings = s.ctx.settings = settings
@@ -95,14 +100,19 @@ class TaskRunner:
             if self.session.transcript is not None:
                 self.session.transcript = Transcript(scrub=self.ls.config.settings.scrub)
 
-    async def start(self, text: str, file: Path | None, title: str) -> dict[str, Any]:
-        """Run a task to its end (or start it and return at once in detached mode)."""
+    async def start(self, text: str, file: Path | None, title: str, fix: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run a task to its end (or start it and return at once in detached mode).
+
+        `fix` is the diagnostic a fixDiagnostic task is about: the edit results say whether
+        it is still reported, and so does the final answer.
+        """
         if self.busy:
             raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
         workspace = self.workspace_for(file)
         if not self.warm:  # once, off the loop: the engine's imports (~0.2 s) and cattrs' code for edits (~0.1 s)
             await asyncio.to_thread(_warm_engine, self.ls.protocol._converter)
             self.warm = True
+        self.ls.review.clear()  # nothing of an earlier task stays up for review
         token = await self._begin_progress(title, text)
         from .lsphost import LspHost
 
@@ -110,6 +120,8 @@ class TaskRunner:
         await self._use_settings_files(workspace.root, host)
         session = self._session(workspace, host)
         await session.client.prepare()
+        session.ctx.diagnostics.begin_task(Target.of(file, fix) if fix is not None and file is not None else None)
+        await self._use_mcp(session, workspace.root)
         self.cancel_requested = False
         self.request_id = self.ls.protocol.msg_id
         self.current = asyncio.ensure_future(session.run_turn(text))
@@ -136,6 +148,7 @@ class TaskRunner:
             result = TurnResult("error", f"internal error: {type(e).__name__}: {e}", 0)
         finally:
             self.request_id = None
+        await self._fix_state(result)
         outcome = _outcome_line(result)
         if token is not None:
             self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
@@ -145,9 +158,27 @@ class TaskRunner:
                 "done": types.MessageType.Info,
                 "cancelled": types.MessageType.Warning,
                 "stepLimit": types.MessageType.Warning,
+                "tokenLimit": types.MessageType.Warning,
+                "loopGuard": types.MessageType.Warning,
+                "compactionLimit": types.MessageType.Warning,
             }.get(result.status, types.MessageType.Error)
             self.ls.show(f"agent: {result.answer}" if result.answer else f"agent: {outcome}", kind)
         return result.as_dict()
+
+    async def _fix_state(self, result: TurnResult) -> None:
+        """A fix task's answer ends by saying whether the problem is gone (agent/diagnostics.py)."""
+        ctx = self.session.ctx if self.session is not None else None
+        if ctx is None or ctx.diagnostics.target is None or result.status in ("cancelled", "error"):
+            return
+        try:
+            note = await final_note(ctx)
+        except Exception as e:  # the answer matters more than this line
+            log.info("could not check the fixed problem: %r", e)
+            note = ""
+        finally:
+            ctx.diagnostics.target = None
+        if note:
+            result.answer = f"{result.answer}\n\n{note}" if result.answer else note
 
     async def _use_settings_files(self, root: Path, host: LspHost) -> None:
         """The workspace's settings files under the editor's settings; trust asked once per session."""
@@ -162,6 +193,21 @@ class TaskRunner:
         if before != (files, trusted):
             for note in notes:
                 self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
+
+    async def _use_mcp(self, session: Session, root: Path) -> None:
+        """The workspace's MCP servers for the session (kept while their configuration holds)."""
+        notes = await mcp_config.attach(session, root, self.mcp_declined.setdefault(root, {}))
+        if notes != self._mcp_notes:
+            for note in notes:
+                self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
+        self._mcp_notes = notes
+
+    async def close(self) -> None:
+        """The editor is leaving: stop the running task and the session's MCP servers."""
+        self.cancel()
+        if self.session is not None:
+            await self.session.aclose()
+            self.session = None
 
     # ------------------------------------------------------------ progress
 
@@ -208,4 +254,7 @@ def _outcome_line(result: TurnResult) -> str:
         "done": f"done in {steps}",
         "cancelled": f"cancelled after {steps}",
         "stepLimit": f"stopped at the step limit after {steps}",
+        "tokenLimit": f"stopped at maxTaskTokens after {steps}",
+        "loopGuard": f"stopped by the loop guard after {steps}",
+        "compactionLimit": f"stopped: the context filled up after {steps}",
     }.get(result.status, f"failed: {result.answer}")

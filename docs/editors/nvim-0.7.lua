@@ -8,7 +8,93 @@ local agent = {
   cmd = { 'agent-lsp', 'serve' },
   filetypes = nil, -- nil: every file; or a list, e.g. { 'python', 'lua' }
   clients = {}, -- root folder -> client id
+  -- How an edit is asked about, while its diff is on screen: true = apply it.
+  -- Replace it to use another prompt (e.g. one built on vim.ui.select).
+  confirm = function(question)
+    return vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') == 1
+  end,
 }
+
+-- ---------------------------------------------------------------- edit previews
+-- Before an agent edit is applied, its unified diff opens in a window at the bottom
+-- and stays there while you answer; the answer closes it. The diff is computed here,
+-- from your buffer and the very edit Neovim would apply.
+
+local function lines_of(uri)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.uri_from_bufnr(bufnr) == uri then
+      return vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), true
+    end
+  end
+  local path = vim.uri_to_fname(uri)
+  if vim.fn.filereadable(path) == 1 then
+    return vim.fn.readfile(path), true
+  end
+  return {}, false
+end
+
+local function edited(lines, edits, encoding)
+  local scratch = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
+  local plain = {} -- without annotationId: here they only compute the preview
+  for i, e in ipairs(edits) do
+    plain[i] = { range = e.range, newText = e.newText }
+  end
+  vim.lsp.util.apply_text_edits(plain, scratch, encoding)
+  local out = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
+  vim.api.nvim_buf_delete(scratch, { force = true })
+  return out
+end
+
+function agent.diff_lines(edit, encoding)
+  local items = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.textDocument and change.edits then
+      items[#items + 1] = { uri = change.textDocument.uri, edits = change.edits }
+    end
+  end
+  for uri, edits in pairs(edit.changes or {}) do
+    items[#items + 1] = { uri = uri, edits = edits }
+  end
+  local rows = {}
+  for _, item in ipairs(items) do
+    local old, exists = lines_of(item.uri)
+    local new = edited(old, item.edits, encoding)
+    local name = vim.fn.fnamemodify(vim.uri_to_fname(item.uri), ':~:.')
+    local a = #old > 0 and table.concat(old, '\n') .. '\n' or ''
+    local b = #new > 0 and table.concat(new, '\n') .. '\n' or ''
+    if not exists then
+      rows[#rows + 1] = 'new file: ' .. name .. ' (' .. #new .. ' lines)'
+    end
+    rows[#rows + 1] = '--- ' .. (exists and ('a/' .. name) or '/dev/null')
+    rows[#rows + 1] = '+++ b/' .. name
+    for _, line in ipairs(vim.split(vim.diff(a, b, { result_type = 'unified', ctxlen = 3 }), '\n', true)) do
+      if line ~= '' then
+        rows[#rows + 1] = line
+      end
+    end
+  end
+  return rows
+end
+
+local function open_preview(rows)
+  local prev = vim.api.nvim_get_current_win()
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, rows)
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'diff')
+  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  local height = math.max(3, math.min(#rows, math.floor(vim.o.lines / 2)))
+  vim.cmd('botright ' .. height .. 'split')
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(win, buf)
+  vim.api.nvim_win_set_option(win, 'number', false)
+  vim.api.nvim_win_set_option(win, 'wrap', false)
+  pcall(vim.api.nvim_buf_set_name, buf, 'agent-lsp://preview')
+  vim.api.nvim_set_current_win(prev)
+  vim.cmd('redraw')
+  return win
+end
 
 local function root_of(file)
   local dir = vim.fn.fnamemodify(file, ':p:h')
@@ -20,16 +106,20 @@ local function root_of(file)
 end
 
 local handlers = {
-  -- Neovim < 0.10 applies annotated edits without asking: ask first, so a "no" leaves
-  -- buffer and file untouched (the server is told the edit was rejected).
+  -- Neovim < 0.10 applies annotated edits without asking: show the diff and ask first
+  -- (agent.confirm), so a "no" leaves buffer and file untouched (the server is told the
+  -- edit was rejected). The answer closes the diff.
   ['workspace/applyEdit'] = function(err, params, ctx, config)
     local ask = false
     for _, a in pairs((params.edit or {}).changeAnnotations or {}) do
       ask = ask or a.needsConfirmation == true
     end
     if ask then
-      local what = params.label or 'agent edit'
-      if vim.fn.confirm('Apply ' .. what .. '?', '&Yes\n&No', 1, 'Question') ~= 1 then
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local win = open_preview(agent.diff_lines(params.edit, client and client.offset_encoding or 'utf-16'))
+      local ok, yes = pcall(agent.confirm, 'Apply ' .. (params.label or 'the agent\'s edit') .. '?')
+      pcall(vim.api.nvim_win_close, win, true)
+      if not (ok and yes) then
         return { applied = false, failureReason = 'declined in the editor' }
       end
     end
@@ -54,7 +144,9 @@ local handlers = {
 }
 
 local capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
-  experimental = { agentLsp = { saveDocument = true } },
+  -- the previews above: the server sends needsConfirmation edits instead of its inline review
+  workspace = { workspaceEdit = { changeAnnotationSupport = { groupsOnLabel = true } } },
+  experimental = { agentLsp = { saveDocument = true, diagnostics = true } },
 })
 
 function agent.attach(bufnr)
@@ -121,6 +213,63 @@ function agent.line_diagnostics()
     }
   end
   return out
+end
+
+-- agentLsp/diagnostics: before and after each edit the server asks what Neovim shows for
+-- the file, from every server and linter (vim.diagnostic, all namespaces), so the agent
+-- learns what its edit broke. Columns become LSP characters in the negotiated encoding.
+-- null: the file is not loaded, or nothing reports on it (the agent then claims nothing).
+local function lsp_character(line, col, encoding)
+  col = math.min(col or 0, #line)
+  if encoding == 'utf-8' then
+    return col
+  end
+  if vim.fn.has('nvim-0.11') == 1 then
+    local ok, n = pcall(vim.str_utfindex, line, encoding, col, false)
+    return ok and n or col
+  end
+  local ok, u32, u16 = pcall(vim.str_utfindex, line, col)
+  if not ok then
+    return col
+  end
+  return encoding == 'utf-32' and u32 or u16
+end
+
+handlers['agentLsp/diagnostics'] = function(_, params, ctx)
+  local bufnr
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.uri_from_bufnr(b) == params.uri then
+      bufnr = b
+    end
+  end
+  if not bufnr then
+    return { diagnostics = vim.NIL }
+  end
+  local diags = vim.diagnostic.get(bufnr)
+  local others = 0
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    others = others + (c.name ~= 'agent-lsp' and 1 or 0)
+  end
+  if #diags == 0 and others == 0 then
+    return { diagnostics = vim.NIL }
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = client and client.offset_encoding or 'utf-16'
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local function pos(lnum, col)
+    return { line = lnum, character = lsp_character(lines[lnum + 1] or '', col, encoding) }
+  end
+  local out = {}
+  for _, d in ipairs(diags) do
+    out[#out + 1] = {
+      range = { start = pos(d.lnum, d.col), ['end'] = pos(d.end_lnum or d.lnum, d.end_col or d.col) },
+      severity = d.severity,
+      message = d.message,
+      source = d.source,
+      code = d.code,
+    }
+  end
+  return { diagnostics = out }
 end
 
 vim.api.nvim_create_autocmd('FileType', {

@@ -49,9 +49,19 @@
 
 ;; --- the person's answers, typed into the real prompts ---------------------------
 
+(defun drv-screen ()
+  "What is on screen: the visible text of every window, with its buffer's name."
+  (vconcat
+   (mapcar (lambda (w)
+             (with-current-buffer (window-buffer w)
+               (list :name (buffer-name) :mode (symbol-name major-mode)
+                     :text (buffer-substring-no-properties (window-start w) (window-end w t)))))
+           (window-list nil 'no-minibuf))))
+
 (defun drv-before-y-or-n-p (prompt &rest _)
   (let ((want (pop drv-confirms)))
     (drv-record "confirm" prompt want)
+    (plist-put (car drv-prompts) :screen (drv-screen))
     (drv-keys (if want (list (aref want 0)) (list ?\C-g)))))
 (advice-add 'y-or-n-p :before #'drv-before-y-or-n-p)
 
@@ -118,6 +128,27 @@
                                                   (plist-get it :message)))))
                    drv-lint-items)))
 
+;; A linter that checks again after every change (Flymake runs it after an idle pause):
+;; the items of the first rule whose :contains the buffer holds, else :default.
+(defvar-local drv-lint-rules nil)
+(defun drv-rules-backend (report &rest _)
+  (let* ((text (buffer-substring-no-properties (point-min) (point-max)))
+         (rule (cl-find-if (lambda (r) (string-search (plist-get r :contains) text))
+                           (plist-get drv-lint-rules :rules)))
+         (items (if rule (plist-get rule :items) (plist-get drv-lint-rules :default))))
+    (funcall report
+             (mapcar (lambda (it)
+                       (save-excursion
+                         (goto-char (point-min))
+                         (forward-line (plist-get it :lnum))
+                         (let* ((bol (point))
+                                (beg (+ bol (plist-get it :col)))
+                                (end (+ bol (or (plist-get it :end_col) (1+ (plist-get it :col))))))
+                           (flymake-make-diagnostic (current-buffer) beg end
+                                                    (if (eql (plist-get it :severity) 1) :error :warning)
+                                                    (plist-get it :message)))))
+                     items))))
+
 ;; --- steps ----------------------------------------------------------------------
 ;; Each returns non-nil when done; a waiting step is called again on the next tick.
 
@@ -161,7 +192,9 @@
   (> (- (float-time) drv-step-started) (/ (plist-get s :ms) 1000.0)))
 
 (defun drv-step-snapshot (s)
-  (drv-put (or (plist-get s :name) "buffer") (drv-buffer-state))
+  (let ((name (or (plist-get s :name) "buffer")))
+    (drv-put name (drv-buffer-state))
+    (drv-put (concat name "_windows") (length (window-list nil 'no-minibuf))))
   t)
 
 (defvar drv-responsive nil)
@@ -177,12 +210,22 @@
   (drv-put (or (plist-get s :name) "watch") drv-responsive)
   t)
 
+(defun drv-step-lint-rules (s)
+  (with-current-buffer drv-file-buffer
+    (unless drv-lint-rules
+      (setq drv-lint-rules s)
+      (add-hook 'flymake-diagnostic-functions #'drv-rules-backend nil t)
+      (flymake-start))
+    (when (> (- (float-time) drv-step-started) 5) (error "the rules linter's diagnostics did not show"))
+    (cl-some (lambda (d) (eq (flymake-diagnostic-backend d) 'drv-rules-backend))
+             (flymake-diagnostics))))
+
 (defconst drv-step-functions
   '(("attach" . drv-step-attach) ("diagnostics" . drv-step-diagnostics)
     ("cursor" . drv-step-cursor) ("keys" . drv-step-keys)
     ("wait_message" . drv-step-wait-message) ("sleep" . drv-step-sleep)
     ("snapshot" . drv-step-snapshot) ("watch" . drv-step-watch)
-    ("watch_report" . drv-step-watch-report)))
+    ("watch_report" . drv-step-watch-report) ("lint_rules" . drv-step-lint-rules)))
 
 ;; --- running --------------------------------------------------------------------
 

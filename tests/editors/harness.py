@@ -163,19 +163,23 @@ def _load_result(path: Path, output: str, rc: int) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def run_nvim(editor: Editor, config: str, file: Path, plan: dict[str, Any], home: Path, model_url: str,
-             timeout: float = 40) -> Session:
+def run_nvim(editor: Editor, config: str | None, file: Path, plan: dict[str, Any], home: Path, model_url: str,
+             timeout: float = 40, init_lua: str | None = None) -> Session:
     """`nvim FILE` in a terminal, docs/editors/CONFIG loaded by init.lua, driven by nvim_driver.lua.
 
+    `init_lua` instead of a config: a person's own setup (e.g. a stock client, no snippet).
     Not --headless: without a UI Neovim's confirm() returns its default button without
     asking, so the edit confirmation could not be declined.
     """
     env = session_env(home, model_url)
     init = home / ".config" / "nvim" / "init.lua"
     init.parent.mkdir(parents=True, exist_ok=True)
-    init.write_text(
+    setup = init_lua if init_lua is not None else (
         "-- a person's init.lua: the documented config, verbatim\n"
         f"dofile({json.dumps(str(DOCS / config))})\n"
+    )
+    init.write_text(
+        setup +
         "-- (tests only: skip the slow search for Python/Ruby/Node providers)\n"
         "vim.g.loaded_python3_provider = 0\nvim.g.loaded_ruby_provider = 0\n"
         "vim.g.loaded_node_provider = 0\nvim.g.loaded_perl_provider = 0\n"

@@ -61,11 +61,28 @@ vim.fn.inputlist = function(items)
   return choice
 end
 
--- confirm(): the edit confirmation (0.10+ built in; 0.7 through the documented handler).
+-- What is on screen: the visible lines of every window of the tab page.
+local function screen()
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local buf = vim.api.nvim_win_get_buf(win)
+    local top, bot = unpack(vim.api.nvim_win_call(win, function()
+      return { vim.fn.line('w0'), vim.fn.line('w$') }
+    end))
+    out[#out + 1] = {
+      name = vim.api.nvim_buf_get_name(buf),
+      filetype = vim.api.nvim_buf_get_option(buf, 'filetype'),
+      text = table.concat(vim.api.nvim_buf_get_lines(buf, top - 1, bot, false), '\n'),
+    }
+  end
+  return out
+end
+
+-- confirm(): the edit confirmation (the documented configs' preview handler; Neovim's own otherwise).
 local confirm = vim.fn.confirm
 vim.fn.confirm = function(msg, ...)
   local want = table.remove(answers.confirm, 1)
-  R.prompts[#R.prompts + 1] = { kind = 'confirm', title = msg, want = want or vim.NIL, t = ms() }
+  R.prompts[#R.prompts + 1] = { kind = 'confirm', title = msg, want = want or vim.NIL, t = ms(), screen = screen() }
   feed(want or '<Esc>')
   local choice = confirm(msg, ...)
   R.prompts[#R.prompts].choice = choice
@@ -123,12 +140,74 @@ function steps.diagnostics(s)
   vim.diagnostic.set(ns, 0, s.items)
 end
 
+function steps.lint_rules(s)
+  -- A linter that checks again after every change (nvim-lint on TextChanged), publishing
+  -- after `delay_ms`: the items of the first rule whose `contains` the buffer holds.
+  local ns = vim.api.nvim_create_namespace(s.namespace or 'test-rules')
+  local buf = vim.api.nvim_get_current_buf()
+  local function lint()
+    if not vim.api.nvim_buf_is_loaded(buf) then
+      return
+    end
+    local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+    local items = s.default or {}
+    for _, r in ipairs(s.rules or {}) do
+      if text:find(r.contains, 1, true) then
+        items = r.items
+        break
+      end
+    end
+    vim.diagnostic.set(ns, buf, items)
+  end
+  lint()
+  vim.api.nvim_buf_attach(buf, false, {
+    on_lines = function()
+      vim.defer_fn(lint, s.delay_ms or 0)
+    end,
+  })
+end
+
 function steps.cursor(s)
   vim.api.nvim_win_set_cursor(0, { s.line, s.col or 0 })
 end
 
 function steps.keys(s)
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(s.keys, true, false, true), 'mx', false)
+end
+
+-- Wait until a diagnostic from `source` (e.g. agent-lsp's pending edit) is in the buffer.
+function steps.wait_diagnostic(s)
+  local found
+  local ok = vim.wait(s.ms or 20000, function()
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      if d.source == s.source then
+        found = d
+        return true
+      end
+    end
+    return false
+  end, 20)
+  assert(ok, 'no diagnostic from ' .. s.source)
+  R[s.name or 'diagnostic'] = { message = found.message, lnum = found.lnum, severity = found.severity }
+end
+
+function steps.wait_no_diagnostic(s)
+  local ok = vim.wait(s.ms or 10000, function()
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      if d.source == s.source then
+        return false
+      end
+    end
+    return true
+  end, 20)
+  assert(ok, 'the diagnostics from ' .. s.source .. ' did not go away')
+end
+
+function steps.wait_text(s)
+  local ok = vim.wait(s.ms or 20000, function()
+    return buffer_state().text:find(s.text, 1, true) ~= nil
+  end, 20)
+  assert(ok, 'the buffer never held ' .. s.text)
 end
 
 function steps.wait_message(s)
@@ -146,6 +225,7 @@ end
 
 function steps.snapshot(s)
   R[s.name or 'buffer'] = buffer_state()
+  R[(s.name or 'buffer') .. '_windows'] = #vim.api.nvim_tabpage_list_wins(0)
 end
 
 function steps.checktime(s)

@@ -100,6 +100,15 @@ def ok(s) -> None:
     assert not r.get("errors") and not r.get("timed_out"), describe(s)
 
 
+def on_screen(prompt: dict[str, Any], *lines: str) -> bool:
+    """Were these lines visible, in one window, while the person was asked?"""
+    return any(all(ln in w["text"] for ln in lines) for w in prompt.get("screen") or [])
+
+
+PREVIEW_1 = ("--- a/calc.py", "+++ b/calc.py", "@@ -1,", "-    return a - b", "+    return a + b", " def add(a, b):")
+PREVIEW_2 = ("-    s = 1", "+    s = 0")
+
+
 def lead_in(*more: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {"step": "attach"},
@@ -131,7 +140,7 @@ def test_fix_two_edits_accept_allow_then_save(who, project, home, model):
             {"step": "snapshot", "name": "after_task"},
             *person.save,
         ),
-        pick=[*person.fix_picks, "Allow"],
+        pick=[*person.fix_picks, "Allow once"],
         confirm=["y", "y"],
     )
     ok(s)
@@ -139,6 +148,9 @@ def test_fix_two_edits_accept_allow_then_save(who, project, home, model):
     # the person was asked twice about an edit of calc.py, once about the command
     asked = prompts(r, "confirm")
     assert len(asked) == 2 and all("calc.py" in p["title"] for p in asked), describe(s)
+    # each question was asked with the edit's diff on screen, and the answer closed it
+    assert on_screen(asked[0], *PREVIEW_1) and on_screen(asked[1], *PREVIEW_2), describe(s)
+    assert r["after_task_windows"] == 1, describe(s)
     command_q = [p for p in prompts(r, "list") if "wants to run" in p["title"]]
     assert len(command_q) == 1 and CHECK in command_q[0]["title"], describe(s)
     # both edits accepted and on disk before the command ran: it printed 5 3
@@ -187,6 +199,8 @@ def test_fix_decline_edit_and_deny_command(who, project, home, model):
     ok(s)
     r = s.result
     assert len(prompts(r, "confirm")) == 1, describe(s)
+    assert on_screen(prompts(r, "confirm")[0], *PREVIEW_1), describe(s)
+    assert r["after_task_windows"] == 1, describe(s)
     first = model.requests[0]["messages"][-1]["content"]
     assert "add subtracts" in first and "lint" in first, describe(s)  # fixDiagnostic got the linter's diagnostic
     assert r["after_task"]["text"] == CALC and r["after_task"]["modified"] is False, describe(s)
@@ -268,4 +282,26 @@ def test_eglot_long_task_neither_freezes_nor_times_out(project, home, model):
     answered = next(st["t"] for st in r["steps"] if st["step"] == "wait_message")
     assert answered - watch["start"] > 11000, describe(s)
     assert "timed out" not in r["messages"].lower(), describe(s)
+    assert model.violations == []
+
+
+@EDITORS
+def test_new_file_preview_shows_its_first_lines(who, project, home, model):
+    """A new file's preview is its first lines, all added; accepted, it is on disk."""
+    person = PEOPLE[who]
+    model.add(
+        tool_call("write_file", {"path": "notes.txt", "content": "first line\nsecond line\n"}),
+        reply("Wrote the notes."),
+    )
+    s = session(
+        person, project, home, model,
+        [{"step": "attach"}, person.task("write notes"), {"step": "wait_message", "text": "agent: Wrote the notes."}],
+        confirm=["y"],
+    )
+    ok(s)
+    (asked,) = prompts(s.result, "confirm")
+    assert "notes.txt" in asked["title"], describe(s)
+    assert on_screen(asked, "new file: notes.txt", "+first line", "+second line"), describe(s)
+    assert not told(model, "error"), [m.get("content") for m in model.requests[-1]["messages"] if m.get("role") == "tool"]
+    assert (project / "notes.txt").read_text() == "first line\nsecond line\n"
     assert model.violations == []

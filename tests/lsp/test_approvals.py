@@ -3,7 +3,7 @@
 VS Code answers `applied: false`, eglot an error -32603, Neovim 0.12 `applied: true`
 without changing the buffer (shared/editors.md). All three must reach the agent as a
 rejection, leave buffer and disk byte-identical, and a later read_file must not see
-the edit. A command answered with anything but Allow — Deny, or a dismissed prompt
+the edit. A command answered with anything but Allow once (or a rule) — Deny, or a dismissed prompt
 (null) — is denied and does not run.
 """
 
@@ -74,10 +74,12 @@ async def test_denied_commands_do_not_run(launch, model, workspace):
         assert result["status"] == "done"
         assert tool_results(model)[-1] == "user denied this action", answer
         assert not (workspace / "ran.marker").exists(), answer
-    assert [r.message for r in editor.message_requests] == [f"agent-lsp wants to run\n{command}"] * 2
-    assert [a.title for a in editor.message_requests[0].actions] == ["Allow", "Deny"]
+    assert [r.message for r in editor.message_requests] == \
+        [f"agent-lsp wants to run\n{command}\nnot covered by a rule: `touch ran.marker`; `echo ran`"] * 2
+    assert [a.title for a in editor.message_requests[0].actions] == \
+        ["Allow once", "Allow `touch`, `echo` for this session", "Always allow `touch`, `echo` in this project", "Deny"]
 
-    editor.command_answer = "Allow"
+    editor.command_answer = "Allow once"
     model.add(tool_call("bash", {"command": command}), reply("done"))
     await execute(editor, "agentLsp.runTask", {"task": "make the marker"})
     out = tool_results(model)[-1]

@@ -206,6 +206,7 @@ async def test_new_file(client, launch, model, workspace):
     assert isinstance(doc_edit, types.TextDocumentEdit)
     assert doc_edit.text_document.uri == uri and doc_edit.text_document.version is None
     (te,) = doc_edit.edits
-    assert te.range == rng(0, 0, 0, 0) and te.new_text == "VALUE = 1\n"
+    # the whole empty document, to line 1 (clamped to its end): Neovim keeps no extra empty line
+    assert te.range == rng(0, 0, 1, 0) and te.new_text == "VALUE = 1\n"
     assert (workspace / "pkg" / "new.py").read_text() == "VALUE = 1\n"
     assert tool_results(model) == ["wrote 10 bytes to pkg/new.py"]

@@ -35,8 +35,11 @@ async def test_progress_trace_and_answer(launch, model, workspace):
     assert begin.title == "Agent" and begin.cancellable is True
     assert begin.message == "Explain hello.py please"
     messages = [r.message for r in reports]
-    assert messages[0].startswith("→ todo_write(")
-    assert "plan 0/2 done" in messages
+    # every report carries the task's tokens so far, from the first model reply on
+    assert messages[0].startswith("thinking · tokens: ") and messages[0].endswith(" completion")
+    assert messages[1].startswith("→ todo_write(")
+    assert any(m.startswith("plan 0/2 done · tokens: ") for m in messages)
+    assert all(" · tokens: " in m for m in messages)
     assert any(m.startswith('→ read_file({"path": "hello.py"})') for m in messages)
     assert all(isinstance(r, types.WorkDoneProgressReport) for r in reports)
     assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "done in 3 steps"
@@ -93,6 +96,9 @@ async def test_event_stream_for_an_opted_in_client(launch, model, workspace):
     answer = editor.events[-1]
     assert answer["kind"] == "answer" and answer["text"] == ANSWER
     assert answer["data"] == {"status": "done", "steps": 3}
+    steps = [e["data"] for e in editor.events if e["kind"] == "step"]
+    assert steps == [{"step": n, "maxSteps": 10} for n in (1, 2, 3)]  # each before its model call (tests: maxSteps 10)
+    assert kinds.index("step") < kinds.index("tool")
     # in order: the todo comes after its tool call, the text after the last tool result
     assert kinds.index("todo") > kinds.index("tool")
     assert kinds.index("text") > max(i for i, k in enumerate(kinds) if k == "tool_result")

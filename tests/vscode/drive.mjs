@@ -7,8 +7,10 @@
 // question, reply, secondTask, artifacts, tmp}. Scenarios: the default (set the key,
 // Fix with agent on a squiggle from VS Code's JSON validator, answer a question,
 // review, Allow, the answer, a second task cancelled; review "refactorPreview" uses
-// VS Code's Refactor Preview and the palette), "reject" (Reject in the panel) and
-// "no-server" (the start-up error). Tools come from the environment or
+// VS Code's Refactor Preview and the palette), "reject" (Reject in the panel),
+// "no-server" (the start-up error whose toast holds config.errorToast) and "extras"
+// (Agent: Select Model, the status bar while a task runs, Agent: Past Sessions… and
+// Continue in New Session). Tools come from the environment or
 // $AGENT_LSP_TOOLS/env.sh (CODE_SERVER, PLAYWRIGHT_CORE_DIR, CHROMIUM). A screenshot
 // of every step goes to `artifacts`, with result.json for the Python test to check;
 // on failure, failure.png and the notifications too. Prints one line per step with
@@ -144,7 +146,7 @@ function panelFrame() {
 /** The server cannot start: one notification that says how to fix it, and a red status item. */
 async function serverMissing(status) {
   // The server cannot start: one notification that says how to fix it, and a red status item.
-  const message = toast('could not start');
+  const message = toast(config.errorToast ?? 'could not start');
   await message.waitFor({ state: 'visible', timeout: 60_000 });
   await until('the status bar to say "not running"', async () => /not running/.test((await status.textContent()) ?? ''), 30_000, 300);
   await sleep(800);
@@ -162,7 +164,7 @@ async function serverReady(status) {
   await until('the Agent status bar item to be ready', async () => {
     const text = ((await status.textContent({ timeout: 2000 })) ?? '').trim();
     if (text.includes('not running')) throw Object.assign(new Error(`the server did not start (status bar: ${text})`), { fatal: true });
-    return text === 'Agent';
+    return /^Agent(: |$)/.test(text) && !/^Agent: starting/.test(text); // "Agent: <model>"
   }, 90_000, 500).catch(async (e) => {
     const toasts = await page.locator('.notification-toast').allInnerTexts().catch(() => []);
     throw new Error(`${e.message}; notifications: ${JSON.stringify(toasts)}`);
@@ -321,7 +323,7 @@ async function fixWithAgent(status) {
   await toast('agent-lsp wants to run').waitFor({ state: 'visible', timeout: 60_000 });
   await sleep(800); // the toast slides in
   await shot('allow-command');
-  await clickToastButton('agent-lsp wants to run', 'Allow');
+  await clickToastButton('agent-lsp wants to run', 'Allow once');
   say('allowed the command');
 
   // 7. The answer in the Agent panel.
@@ -364,7 +366,7 @@ async function fixWithAgent(status) {
     await taskBox.fill(config.secondTask);
     await taskBox.press('Enter');
   }
-  await clickToastButton('agent-lsp wants to run', 'Allow');
+  await clickToastButton('agent-lsp wants to run', 'Allow once');
   await until('the slow command to run', async () => (await panelFrame().locator('.entry.tool.running').count()) > 0, 30_000, 300);
   await sleep(500);
   await shot('running');
@@ -382,6 +384,96 @@ async function fixWithAgent(status) {
   const dirty = await page.locator('.tabs-container .tab.dirty').count();
   const conflict = await page.locator('.notification-toast', { hasText: /newer|conflict|changed on disk/i }).count();
   const result = { dirtyTabs: dirty, conflictToasts: conflict, tools, todos, answer, cancelled, seconds: (Date.now() - t0) / 1000 };
+  fs.writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify(result, null, 2));
+  console.log(`RESULT ${JSON.stringify(result)}`);
+}
+
+/** The page of the past session opened in an editor tab (the webview with #session-meta). */
+async function sessionFrame() {
+  return until('the past session view', async () => {
+    for (const f of page.frames()) {
+      if (await f.locator('#session-meta').count().catch(() => 0)) return f;
+    }
+    return false;
+  }, 30_000, 300);
+}
+
+/** Pick the quick pick row whose label is exactly `label` (typing narrows the list first). */
+async function pickRow(label) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(label);
+  await sleep(300);
+  await page.keyboard.press('Enter');
+}
+
+/** Select Model from the endpoint's list; a task with its step in the status bar; the past session reopened and continued. */
+async function extras(status) {
+  await serverReady(status);
+  const settingsFile = path.join(userData, 'User', 'settings.json');
+
+  // Agent: Select Model — the scripted model's GET /v1/models, as a quick pick.
+  await palette('Agent: Select Model');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: config.pickModel }).first().waitFor({ timeout: 30_000 });
+  const models = await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+  await shot('select-model');
+  await pickRow(config.pickModel);
+  await until('the model setting to change', () => JSON.parse(fs.readFileSync(settingsFile, 'utf8'))['agentLsp.model'] === config.pickModel, 15_000, 300);
+  const idle = await until('the status bar to show the model', async () => {
+    const text = ((await status.textContent()) ?? '').trim();
+    return text.includes(`Agent: ${config.pickModel}`) ? text : false; // the item, not the "model …" message
+  }, 15_000, 300);
+  say(`status bar: ${idle}`);
+
+  // A task from the palette; while it runs the status bar shows its step.
+  await palette('Agent: Run Task');
+  const input = page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).locator('input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(config.firstTask);
+  await page.keyboard.press('Enter');
+  const running = await until('the step in the status bar', async () => {
+    const text = ((await status.textContent()) ?? '').trim();
+    return /step \d+\/\d+/.test(text) ? text : false;
+  }, 60_000, 100);
+  say(`status bar while running: ${running}`);
+  await shot('status-running');
+  await until('the first task to end', async () => /done in/.test((await status.textContent()) ?? ''), 60_000, 300);
+
+  // New Session, then reopen the first one from Agent: Past Sessions…
+  await palette('Agent: New Session');
+  await sleep(500);
+  await palette('Agent: Past Sessions');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: config.firstTask }).first();
+  await row.waitFor({ state: 'visible', timeout: 30_000 });
+  const listed = await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+  await shot('past-sessions');
+  await page.keyboard.press('Enter');
+  const frame = await sessionFrame();
+  await frame.locator('.entry.answer').first().waitFor({ timeout: 30_000 });
+  await sleep(500);
+  await shot('past-session');
+  const past = {
+    meta: await frame.locator('#session-meta').innerText(),
+    task: await frame.locator('.entry.task').first().innerText(),
+    tools: await frame.locator('.entry.tool').allInnerTexts(),
+    answer: await frame.locator('.entry.answer').first().innerText(),
+    status: await frame.locator('#status').innerText(),
+    taskBox: await frame.locator('#task').count(),
+  };
+  say(`past session: ${JSON.stringify(past).slice(0, 300)}`);
+
+  // Continue in New Session: a new task that is given the old session's summary.
+  await frame.locator('#continue').click();
+  const next = page.locator('.quick-input-widget', { hasText: 'What should the agent do next?' }).locator('input');
+  await next.waitFor({ state: 'visible', timeout: 15_000 });
+  await next.fill(config.continueTask);
+  await page.keyboard.press('Enter');
+  await until('the continued task to end', async () => /done in/.test((await status.textContent()) ?? ''), 60_000, 300);
+  await sleep(500);
+  await shot('continued');
+  const result = { models, idle, running, listed, past };
   fs.writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify(result, null, 2));
   console.log(`RESULT ${JSON.stringify(result)}`);
 }
@@ -407,6 +499,7 @@ try {
   const status = page.locator('.statusbar-item', { hasText: /^\s*Agent/ }).first();
   if (config.scenario === 'no-server') await serverMissing(status);
   else if (config.scenario === 'reject') await rejectEdit(status);
+  else if (config.scenario === 'extras') await extras(status);
   else await fixWithAgent(status);
 } catch (e) {
   failed = true;

@@ -12,10 +12,16 @@
 - [refactorPreview]: the same through the plain LSP path (VS Code's Refactor Preview),
   started from the palette (Agent: Fix This, Agent: Run Task…, Agent: Cancel).
 - test_reject_in_vscode: Reject in the panel; the file stays as it was, the agent is told.
-- test_server_missing_in_vscode: no agent-lsp anywhere; one notification with the fix.
+- test_no_python_in_vscode: no Python >= 3.11 anywhere; one notification with the fix.
+- test_models_and_past_sessions_in_vscode: importStrategy fromEnvironment (this checkout's
+  agent-lsp in .venv); Agent: Select Model over the scripted model's /v1/models; the step
+  in the status bar; Agent: Past Sessions… reopens a session read-only; Continue in New
+  Session gives the new one its summary.
 
-The model is the project's scripted model server; the agent-lsp server is this
-checkout's (`python -m agent_lsp serve`). Needs .ci/install-editors.sh (code-server,
+The model is the project's scripted model server. The fix flow installs ONLY the built
+.vsix: the server is the one it carries (bundled/libs), run by a fresh venv's Python with
+no agent-lsp, on a PATH without this checkout's .venv or any agent-lsp. The reject test
+runs this checkout's server (`agentLsp.server.command`). Needs .ci/install-editors.sh (code-server,
 chromium, playwright-core); without them the tests are skipped with the reason, unless
 $CI is set, where they fail. The extension is built (npm ci + npm run package in
 vscode-client/) when dist/agent-lsp.vsix is missing or older than its sources.
@@ -108,9 +114,11 @@ def _missing_tools(env: dict[str, str]) -> list[str]:
 
 
 def _newest_source_mtime() -> float:
-    paths = [CLIENT / "package.json", CLIENT / "package-lock.json", CLIENT / "esbuild.mjs", CLIENT / "README.md"]
-    for folder in ("src", "media"):
+    paths = [CLIENT / "package.json", CLIENT / "package-lock.json", CLIENT / "esbuild.mjs", CLIENT / "README.md",
+             CLIENT / ".vscodeignore", CLIENT / "bundled" / "requirements.txt", ROOT / "pyproject.toml"]
+    for folder in ("src", "media", "scripts"):
         paths += [p for p in (CLIENT / folder).rglob("*") if p.is_file()]
+    paths += list((ROOT / "agent_lsp").rglob("*.py"))  # the .vsix carries the server
     return max(p.stat().st_mtime for p in paths if p.exists())
 
 
@@ -178,6 +186,45 @@ def _build_vsix(into: Path) -> Path:
             assert proc.returncode == 0, f"npm run package failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
             assert VSIX.exists(), f"npm run package did not produce {VSIX}"
         return Path(shutil.copy2(VSIX, into / VSIX.name))
+
+
+def _clean_python(tmp_path: Path) -> Path:
+    """A fresh venv with nothing installed: its bin/ folder. The test fails if it can import agent_lsp."""
+    venv = tmp_path / "clean-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    probe = subprocess.run([str(venv / "bin" / "python"), "-c", "import agent_lsp"], cwd=tmp_path, capture_output=True)
+    assert probe.returncode != 0, "the clean venv can import agent_lsp"
+    return venv / "bin"
+
+
+def _shadow(folder: Path, drop, into: Path) -> Path:
+    """A copy of `folder` made of symlinks, without the names `drop(name)` is true for."""
+    into.mkdir(parents=True, exist_ok=True)
+    for entry in folder.iterdir():
+        if not drop(entry.name) and not (into / entry.name).exists():
+            (into / entry.name).symlink_to(entry)
+    return into
+
+
+def _path_without_agent_lsp(first: list[Path]) -> str:
+    """PATH with `first` in front and without this checkout's .venv or any folder holding agent-lsp."""
+    venv_bin = Path(sys.executable).parent
+    keep = [str(p) for p in first]
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if d and Path(d) != venv_bin and not (Path(d) / "agent-lsp").exists() and d not in keep:
+            keep.append(d)
+    return os.pathsep.join(keep)
+
+
+# VS Code's server otherwise replaces PATH with the one a login shell sets up (~/.bashrc,
+# /etc/profile): it must see the PATH the test gives it.
+NO_SHELL_ENV = {"VSCODE_CLI": "1"}
+
+
+def _agent_log(artifacts: Path) -> str:
+    logs = list((artifacts / "vscode-logs").rglob("Agent.log"))
+    assert logs, "no Agent output channel log"
+    return "\n".join(p.read_text() for p in logs)
 
 
 def _require_tools(env: dict[str, str], needed: list[str] | None = None) -> None:
@@ -281,7 +328,7 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
         "remote.autoForwardPorts": False,
         "agentLsp.review.mode": review,
         "agentLsp.trace.server": "verbose",  # the key travels in the configuration: it must not reach the log
-        "agentLsp.server.command": [sys.executable, "-m", "agent_lsp", "serve"],
+        # no server setting: the .vsix's own server, run by the first Python >= 3.11 on PATH
         "agentLsp.baseUrl": model.base_url,
         "agentLsp.model": "scripted-model",
     }
@@ -299,8 +346,10 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
         "review": review,
         "tmp": str(tmp_path / "vscode"),
     }
+    clean = _clean_python(tmp_path)
+    path = _path_without_agent_lsp([clean])
     try:
-        proc = _drive(config, tmp_path, artifacts, {**os.environ, **env}, timeout=420)
+        proc = _drive(config, tmp_path, artifacts, {**os.environ, **env, **NO_SHELL_ENV, "PATH": path}, timeout=420)
     finally:
         model.stop()
     if model_log.exists():
@@ -321,6 +370,9 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
     tool_results = [m["content"] for m in messages if m.get("role") == "tool"]
     assert any(REPLY in r for r in tool_results), tool_results  # ask_user → input box → the model
     assert any("ok: edited config.json" in r for r in tool_results), tool_results
+    # VS Code answered agentLsp/diagnostics (languages.getDiagnostics): the JSON error being fixed is gone
+    edit = next(r for r in tool_results if "ok: edited config.json" in r)
+    assert "No new problems in config.json." in edit and "is no longer reported." in edit, edit
     assert any("config.json is valid JSON" in r for r in tool_results), tool_results
     # the second task went along with the active file and continued the conversation
     last_user = [m["content"] for m in messages if m.get("role") == "user"][-1]
@@ -331,11 +383,18 @@ def test_fix_with_agent_in_vscode(tmp_path: Path, review: str, artifacts_dir) ->
     # The key lives in the secret storage only, and the LSP trace shows it redacted.
     user_settings = (tmp_path / "vscode" / "user-data" / "User" / "settings.json").read_text()
     assert API_KEY not in user_settings
-    agent_logs = list((artifacts / "vscode-logs").rglob("Agent.log"))
-    assert agent_logs, "no Agent output channel log"
-    agent_log = "\n".join(p.read_text() for p in agent_logs)
+    agent_log = _agent_log(artifacts)
     assert '"apiKey": "[redacted]"' in agent_log or '"apiKey":"[redacted]"' in agent_log, agent_log[-2000:]
     assert API_KEY not in agent_log
+
+    # The server was the .vsix's own, run by the clean venv's Python, with VS Code's rg.
+    (start,) = [line for line in agent_log.splitlines() if "starting the server:" in line]
+    libs = tmp_path / "vscode" / "extensions" / "agent-lsp.agent-lsp-0.1.0" / "bundled" / "libs"
+    assert f"{clean}/python3 -P -m agent_lsp serve with PYTHONPATH={libs}" in start, start
+    assert "from the bundled agent-lsp" in start, start
+    sent = [json.loads(line.split("server settings: ", 1)[1]) for line in agent_log.splitlines() if "server settings: " in line]
+    (rg_path,) = {s["rgPath"] for s in sent}
+    assert rg_path.endswith("/node_modules/@vscode/ripgrep/bin/rg") and Path(rg_path).is_file(), rg_path
 
     # What the person saw.
     result = json.loads((artifacts / "result.json").read_text())
@@ -404,21 +463,28 @@ def test_reject_in_vscode(tmp_path: Path, artifacts_dir) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_server_missing_in_vscode(tmp_path: Path, artifacts_dir) -> None:
-    """No agent-lsp anywhere: one notification that says how to install it, a red status item."""
+def test_no_python_in_vscode(tmp_path: Path, artifacts_dir) -> None:
+    """No Python >= 3.11 anywhere: one notification that says so and how to fix it, a red status item."""
     env = _tool_env()
     _require_tools(env)
     vsix = _build_vsix(tmp_path)
-    artifacts = artifacts_dir("no-server")
+    artifacts = artifacts_dir("no-python")
     ws = tmp_path / "project"
     ws.mkdir()
     (ws / "notes.txt").write_text("nothing here\n")
-    # PATH without any agent-lsp, no settings: the extension finds nothing to start.
-    path = os.pathsep.join(
-        d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "agent-lsp").exists()
-    )
+    # PATH with every python* taken out (folders that hold one are replaced by symlink copies without it).
+    is_python = lambda name: name.startswith("python")  # noqa: E731
+    dirs = []
+    for i, d in enumerate(_path_without_agent_lsp([]).split(os.pathsep)):
+        folder = Path(d)
+        if folder.is_dir() and any(is_python(p.name) for p in folder.iterdir()):
+            folder = _shadow(folder, is_python, tmp_path / "shadow" / str(i))
+        dirs.append(str(folder))
+    path = os.pathsep.join(dirs)
+    assert not any(shutil.which(n, path=path) for n in ("python3", "python", "python3.11", "python3.12")), path
     config = {
         "scenario": "no-server",
+        "errorToast": "No Python 3.11 or newer",
         "workspace": str(ws),
         "vsix": str(vsix),
         "settings": {"workbench.startupEditor": "none", "remote.autoForwardPorts": False,
@@ -426,11 +492,81 @@ def test_server_missing_in_vscode(tmp_path: Path, artifacts_dir) -> None:
         "artifacts": str(artifacts),
         "tmp": str(tmp_path / "vscode"),
     }
-    proc = _drive(config, tmp_path, artifacts, {**os.environ, **env, "PATH": path}, timeout=300)
+    proc = _drive(config, tmp_path, artifacts, {**os.environ, **env, **NO_SHELL_ENV, "PATH": path}, timeout=300)
     assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     result = json.loads((artifacts / "result.json").read_text())
-    errors = [t for t in result["toasts"] if "could not start" in t]
+    errors = [t for t in result["toasts"] if "Python" in t]
     assert len(errors) == 1, result["toasts"]
-    assert "pip install agent-lsp" in errors[0] and "agentLsp.server.command" in errors[0], errors[0]
-    assert "Open Settings" in errors[0]
+    assert "No Python 3.11 or newer was found" in errors[0], errors[0]
+    assert "python.org/downloads" in errors[0] and "agentLsp.server.python" in errors[0], errors[0]
+    assert "Download Python" in errors[0] and "Open Settings" in errors[0], errors[0]
     assert "not running" in result["status"]
+
+
+@pytest.mark.timeout(600)
+def test_models_and_past_sessions_in_vscode(tmp_path: Path, artifacts_dir) -> None:
+    """importStrategy fromEnvironment; Agent: Select Model; the step in the status bar; a past
+    session reopened read-only and continued in a new session that is given its summary."""
+    env = _tool_env()
+    _require_tools(env)
+    vsix = _build_vsix(tmp_path)
+    artifacts = artifacts_dir("extras")
+    ws = tmp_path / "project"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("remember the milk\n")
+    first_answer = "notes.txt says: remember the milk."
+    script = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+        {"content": first_answer, "delay": 2},
+        {"content": "Done: the summary told me about the milk."},
+    ]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    model_log = tmp_path / "model.jsonl"
+    model = _ScriptedModel(script_file, model_log, require_key=False)
+    config = {
+        "scenario": "extras",
+        "workspace": str(ws),
+        "vsix": str(vsix),
+        "settings": {
+            "workbench.startupEditor": "none", "remote.autoForwardPorts": False, "security.workspace.trust.enabled": False,
+            # fromEnvironment: the agent-lsp installed in this Python (this checkout), not the bundled one
+            "agentLsp.server.importStrategy": "fromEnvironment",
+            "agentLsp.server.python": sys.executable,
+            "agentLsp.baseUrl": model.base_url, "agentLsp.model": "not-listed-model",
+        },
+        "pickModel": "scripted-model",
+        "firstTask": "What is in notes.txt?",
+        "continueTask": "What did the earlier session find?",
+        "artifacts": str(artifacts),
+        "tmp": str(tmp_path / "vscode"),
+    }
+    try:
+        proc = _drive(config, tmp_path, artifacts, {**os.environ, **env}, timeout=400)
+    finally:
+        model.stop()
+    assert proc.returncode == 0, f"drive.mjs failed (see {ARTIFACTS}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    result = json.loads((artifacts / "result.json").read_text())
+
+    (start,) = [line for line in _agent_log(artifacts).splitlines() if "starting the server:" in line]
+    assert f"{sys.executable} -m agent_lsp serve (from setting agentLsp.server.python)" in start, start
+
+    assert any("scripted-model" in m for m in result["models"]), result["models"]
+    assert result["idle"] == "Agent: scripted-model", result
+    assert "step 1/50" in result["running"] or "step 2/50" in result["running"], result["running"]
+    assert any("What is in notes.txt?" in row for row in result["listed"]), result["listed"]
+    past = result["past"]
+    assert "What is in notes.txt?" in past["meta"] and "read-only" in past["meta"], past
+    assert "What is in notes.txt?" in past["task"], past
+    assert any("Read" in t and "notes.txt" in t for t in past["tools"]), past
+    assert first_answer in past["answer"], past
+    assert past["taskBox"] == 0, past
+
+    records = [json.loads(line) for line in model_log.read_text().splitlines() if line.strip()]
+    requests = [r["request"] for r in records if "request" in r]
+    assert len(requests) == 3, len(requests)
+    continued = requests[-1]["messages"]
+    assert [m["role"] for m in continued] == ["system", "user"], continued  # a new session ...
+    told = continued[1]["content"]
+    assert told.startswith("What did the earlier session find?"), told  # ... given the summary
+    assert "What is in notes.txt?" in told and first_answer in told, told

@@ -8,6 +8,7 @@
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   ApplyWorkspaceEditRequest,
@@ -25,17 +26,21 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import type { AgentEvent } from './agentState';
-import { taskTitle } from './agentState';
+import { progressLine, taskTitle } from './agentState';
 import type { AgentPanel } from './panel';
 import type { ReviewController } from './review';
-import { commandLine, Probe, resolveServerCommand, ServerCommand, ServerNotFound } from './serverCommand';
+import { vscodeRipgrep } from './ripgrep';
+import { commandLine, NoPython, Probe, resolveServerCommand, ServerCommand, ServerNotFound } from './serverCommand';
 import { droppedKeys, publicSettings, redact, SERVER_KEYS, serverSettings, ServerSettings } from './settings';
 import type { Store } from './store';
+import { DIAGNOSTICS, problemsFor } from './problems';
 
 export const RUN_TASK = 'agentLsp.runTask';
 export const FIX_DIAGNOSTIC = 'agentLsp.fixDiagnostic';
 const CANCEL = 'agentLsp.cancel';
 const NEW_SESSION = 'agentLsp.newSession';
+const SHOW_MEMORY = 'agentLsp.showMemory';
+const UNDO_TASK = 'agentLsp.undoTask';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
@@ -55,7 +60,7 @@ interface TaskResult {
 class AgentLspFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.agentLsp = { stream: true, askUser: true };
+    experimental.agentLsp = { stream: true, askUser: true, diagnostics: true };
     capabilities.experimental = experimental;
     capabilities.window = { ...capabilities.window, workDoneProgress: false };
   }
@@ -66,22 +71,42 @@ class AgentLspFeature implements StaticFeature {
   clear(): void {}
 }
 
+function isExecutable(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    if (process.platform !== 'win32') fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const probe: Probe = {
-  isExecutable(path: string): boolean {
-    try {
-      if (!fs.statSync(path).isFile()) return false;
-      if (process.platform !== 'win32') fs.accessSync(path, fs.constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  },
+  isExecutable,
   hasAgentLsp(python: string): Promise<boolean> {
     return new Promise((resolve) => {
       execFile(python, ['-c', 'import agent_lsp'], { timeout: 15_000 }, (err) => resolve(!err));
     });
   },
+  pythonVersion(python: string): Promise<[number, number] | undefined> {
+    return new Promise((resolve) => {
+      execFile(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { timeout: 15_000 }, (err, stdout) => {
+        const m = /^(\d+)\.(\d+)\s*$/.exec(String(stdout ?? ''));
+        resolve(!err && m ? [Number(m[1]), Number(m[2])] : undefined);
+      });
+    });
+  },
 };
+
+/** The model the server uses: the setting, else the environment, else the server's default. */
+export function currentModel(): string {
+  return vscode.workspace.getConfiguration('agentLsp').get<string>('model')?.trim() || process.env.AGENT_MODEL || 'gpt-4o-mini';
+}
+
+/** The endpoint the server uses, by the same rule. */
+export function currentBaseUrl(): string {
+  return vscode.workspace.getConfiguration('agentLsp').get<string>('baseUrl')?.trim() || process.env.AGENT_BASE_URL || 'https://api.openai.com/v1';
+}
 
 async function pythonExtensionInterpreter(): Promise<string | undefined> {
   const ext = vscode.extensions.getExtension('ms-python.python');
@@ -113,6 +138,8 @@ export class AgentClient implements vscode.Disposable {
   private startError?: string;
   private started = false;
   private readonly status: vscode.StatusBarItem;
+  /** VS Code's own rg, passed to the server as rgPath (the bundled libs carry none). */
+  private readonly rgPath = vscodeRipgrep(vscode.env.appRoot, process.platform, isExecutable);
   private statusTimer?: NodeJS.Timeout;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -138,6 +165,7 @@ export class AgentClient implements vscode.Disposable {
           const choice = await vscode.window.showInformationMessage('Agent: the server setting changed.', 'Restart Server');
           if (choice) await this.restart();
         } else if (Object.keys(SERVER_KEYS).some((k) => e.affectsConfiguration(`agentLsp.${k}`))) {
+          this.updateStatus();
           await this.pushSettings();
         }
       }),
@@ -160,7 +188,7 @@ export class AgentClient implements vscode.Disposable {
       const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
       if (value !== undefined) section[key] = value;
     }
-    return serverSettings(section, this.apiKey);
+    return serverSettings(section, this.apiKey, this.rgPath);
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -193,26 +221,36 @@ export class AgentClient implements vscode.Disposable {
           workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
           envPath: process.env.PATH ?? '',
           platform: process.platform,
+          importStrategy: cfg.get<string>('server.importStrategy'),
+          bundledLibs: this.bundledLibs(),
+          envPythonPath: process.env.PYTHONPATH,
         },
         probe,
       );
     } catch (e) {
+      if (e instanceof NoPython) {
+        this.failNoPython(e.message);
+        return;
+      }
       const message = e instanceof ServerNotFound ? e.message : `cannot work out the server command: ${String(e)}`;
       this.failStart(message);
       return;
     }
-    this.log.info(`starting the server: ${commandLine(cmd)} (from ${cmd.source})`);
+    const extra = cmd.env ? ` with ${Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
+    this.log.info(`starting the server: ${commandLine(cmd)}${extra} (from ${cmd.source})`);
+    this.log.info(this.rgPath ? `rg for the server: ${this.rgPath}` : `VS Code's rg was not found under ${vscode.env.appRoot}`);
     const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args, // no `transport`: plain stdio, without the --stdio flag agent-lsp does not take
-      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1', ...cmd.env } },
     };
     const client = new LanguageClient('agentLsp', 'Agent', serverOptions, this.clientOptions());
     client.registerFeature(new AgentLspFeature());
     client.onNotification(EVENT, (event: AgentEvent) => this.store.dispatch({ type: 'event', event }));
     client.onRequest(ASK_USER, (params: { question?: unknown }, token) => this.askUser(params, token));
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.review.handle(client, params, token));
+    client.onRequest(DIAGNOSTICS, (params: { uri?: unknown }) => problemsFor(client, params));
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped) this.log.info('the server stopped');
       this.updateStatus();
@@ -233,6 +271,26 @@ export class AgentClient implements vscode.Disposable {
       }
       this.failStart(`${commandLine(cmd)} failed: ${e instanceof Error ? e.message : String(e)}. See Agent: Show Log.`);
     }
+  }
+
+  /** bundled/libs of this .vsix, if the build put the server there. */
+  private bundledLibs(): string | undefined {
+    const libs = path.join(this.context.extensionPath, 'bundled', 'libs');
+    return fs.existsSync(path.join(libs, 'agent_lsp', '__init__.py')) ? libs : undefined;
+  }
+
+  /** The one notification for "no Python >= 3.11": what was found and how to fix it. */
+  private failNoPython(message: string): void {
+    this.startError = message;
+    this.log.error(`the server could not start: ${message}`);
+    this.updateStatus();
+    void vscode.window
+      .showErrorMessage(`Agent: ${message}`, 'Download Python', 'Open Settings', 'Retry')
+      .then(async (choice) => {
+        if (choice === 'Download Python') await vscode.env.openExternal(vscode.Uri.parse('https://www.python.org/downloads/'));
+        else if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.server.python');
+        else if (choice === 'Retry') await this.start();
+      });
   }
 
   private failStart(message: string): void {
@@ -437,18 +495,63 @@ export class AgentClient implements vscode.Disposable {
     this.review.cancelAll();
   }
 
-  async newSession(): Promise<void> {
+  /** Forget the conversation; false when it could not (a task runs, no server). */
+  async newSession(): Promise<boolean> {
     if (this.busy) {
       const choice = await vscode.window.showWarningMessage('Agent: a task is running; cancel it first.', 'Cancel It');
       if (choice) await this.cancel();
+      return false;
+    }
+    const client = await this.ready();
+    if (!client) return false;
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: NEW_SESSION, arguments: [] });
+      this.store.dispatch({ type: 'clear' });
+      vscode.window.setStatusBarMessage('Agent: new session — the conversation was forgotten', 4000);
+      return true;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    }
+  }
+
+  /** A read-only server command (listSessions, showSession); errors reach the caller. */
+  async query<T>(command: string, args: unknown[] = []): Promise<T | undefined> {
+    const client = await this.ready();
+    if (!client) return undefined;
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+  }
+
+  /** The API key from the secret storage (for Agent: Select Model's GET /models). */
+  async key(): Promise<string | undefined> {
+    return this.context.secrets.get(SECRET_KEY);
+  }
+
+  /** The agent's memory of this workspace (a file in the server's state dir), opened for editing. */
+  async showMemory(): Promise<void> {
+    const client = await this.ready();
+    if (!client) return;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: SHOW_MEMORY, arguments: [] })) as { path?: string };
+      if (result?.path) await vscode.window.showTextDocument(vscode.Uri.file(result.path));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** agentLsp.undoTask: the server proposes the undo as one edit (reviewed like any other) and says what it did. */
+  async undoTask(): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showWarningMessage('Agent: a task is running; cancel it before undoing the last one.');
       return;
     }
     const client = await this.ready();
     if (!client) return;
     try {
-      await client.sendRequest(ExecuteCommandRequest.type, { command: NEW_SESSION, arguments: [] });
-      this.store.dispatch({ type: 'clear' });
-      vscode.window.setStatusBarMessage('Agent: new session — the conversation was forgotten', 4000);
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, { command: UNDO_TASK, arguments: [] })) as
+        | { undone?: boolean; message?: string }
+        | undefined;
+      if (result?.message) this.log.info(result.message);
     } catch (e) {
       void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -477,9 +580,10 @@ export class AgentClient implements vscode.Disposable {
     }
     item.backgroundColor = undefined;
     item.command = 'agent.showPanel';
+    const model = currentModel();
     if (s.running) {
-      item.text = `$(loading~spin) Agent: ${s.activity || 'working'}`;
-      item.tooltip = `${s.title}: ${s.activity || 'working'} — click for the Agent panel (Agent: Cancel stops it)`;
+      item.text = `$(loading~spin) Agent: ${progressLine(s)}`;
+      item.tooltip = `${s.title} (${model}): ${progressLine(s)} — click for the Agent panel (Agent: Cancel stops it)`;
     } else if (this.starting) {
       item.text = '$(sync~spin) Agent: starting';
       item.tooltip = 'Starting agent-lsp serve';
@@ -494,11 +598,11 @@ export class AgentClient implements vscode.Disposable {
       item.tooltip = `Last task: ${s.outcome} — click for the Agent panel`;
       this.statusTimer = setTimeout(() => {
         this.statusTimer = undefined;
-        item.text = '$(hubot) Agent';
+        item.text = `$(hubot) Agent: ${currentModel()}`;
       }, 15_000);
     } else {
-      item.text = '$(hubot) Agent';
-      item.tooltip = 'agent-lsp is ready — click for the Agent panel; Agent: Run Task… or Ctrl+. on a problem';
+      item.text = `$(hubot) Agent: ${model}`;
+      item.tooltip = `agent-lsp is ready with ${model} — click for the Agent panel; Agent: Select Model to change it; Agent: Run Task… or Ctrl+. on a problem`;
     }
     item.show();
   }

@@ -1,8 +1,11 @@
 // Entry point: the output channel, the panel, the review, the server, and the palette commands.
 
 import * as vscode from 'vscode';
-import { AgentClient, FIX_DIAGNOSTIC, RUN_TASK, SECRET_KEY } from './agent';
+import { AgentClient, currentBaseUrl, currentModel, FIX_DIAGNOSTIC, RUN_TASK, SECRET_KEY } from './agent';
 import { diagnosticsAt } from './diagnostics';
+import { ENDPOINTS, listModels } from './models';
+import { pickPastSession } from './sessionView';
+import { openSample } from './walkthrough';
 import { AgentPanel } from './panel';
 import { ReviewController } from './review';
 import { Store } from './store';
@@ -111,6 +114,68 @@ export function activate(context: vscode.ExtensionContext): void {
     await client.runTask(FIX_DIAGNOSTIC, [{ uri: doc.uri.toString(), diagnostic }]);
   }
 
+  /** Where a setting the person changes from a command goes: the workspace when it sets it there. */
+  function target(key: string): vscode.ConfigurationTarget {
+    const inspected = vscode.workspace.getConfiguration('agentLsp').inspect(key);
+    return inspected?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  }
+
+  async function selectModel(): Promise<void> {
+    const baseUrl = currentBaseUrl();
+    const current = currentModel();
+    const listed = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `Agent: asking ${baseUrl} for its models` },
+      async () => listModels(baseUrl, await client.key()),
+    );
+    let model: string | undefined;
+    const typeIt = '$(edit) Type a model id…';
+    if (listed.ids.length) {
+      const picked = await vscode.window.showQuickPick(
+        [
+          ...listed.ids.map((id) => ({ label: id, description: id === current ? 'current' : undefined })),
+          { label: typeIt, description: 'a model the list does not show' },
+        ],
+        { title: `Agent: Select Model (${baseUrl})`, placeHolder: `Current: ${current}`, matchOnDescription: true },
+      );
+      if (!picked) return;
+      model = picked.label === typeIt ? undefined : picked.label;
+      if (model === undefined) model = await askModel(current, undefined);
+    } else {
+      model = await askModel(current, listed.error);
+    }
+    if (!model?.trim()) return;
+    await vscode.workspace.getConfiguration('agentLsp').update('model', model.trim(), target('model'));
+    vscode.window.setStatusBarMessage(`Agent: model ${model.trim()}`, 4000);
+  }
+
+  function askModel(current: string, why: string | undefined): Thenable<string | undefined> {
+    return vscode.window.showInputBox({
+      title: 'Agent: Select Model',
+      prompt: why ? `The endpoint did not list its models (${why}). Type the model id.` : 'Type the model id.',
+      value: current,
+      ignoreFocusOut: true,
+    });
+  }
+
+  async function chooseEndpoint(): Promise<void> {
+    const picked = await vscode.window.showQuickPick(
+      ENDPOINTS.map((e) => ({ label: e.label, description: e.baseUrl, detail: e.detail, e })),
+      { title: 'Agent: Choose Endpoint', placeHolder: 'Fills agentLsp.baseUrl and agentLsp.model (change them later in the settings)' },
+    );
+    if (!picked) return;
+    const cfg = vscode.workspace.getConfiguration('agentLsp');
+    await cfg.update('baseUrl', picked.e.baseUrl, target('baseUrl'));
+    await cfg.update('model', picked.e.model, target('model'));
+    const next = picked.e.needsKey && !(await context.secrets.get(SECRET_KEY)) ? 'Set API Key' : undefined;
+    const choice = await vscode.window.showInformationMessage(
+      `Agent: using ${picked.e.label} (${picked.e.baseUrl}) with ${picked.e.model}.`,
+      ...(next ? [next] : []),
+      'Select Model',
+    );
+    if (choice === 'Set API Key') await setApiKey();
+    else if (choice === 'Select Model') await selectModel();
+  }
+
   async function setApiKey(): Promise<void> {
     const has = !!(await context.secrets.get(SECRET_KEY));
     const value = await vscode.window.showInputBox({
@@ -135,10 +200,25 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('agent.fixThis', fixThis),
     vscode.commands.registerCommand('agent.cancel', () => client.cancel()),
     vscode.commands.registerCommand('agent.newSession', () => client.newSession()),
+    vscode.commands.registerCommand('agent.showMemory', () => client.showMemory()),
+    vscode.commands.registerCommand('agent.undoTask', () => client.undoTask()),
     vscode.commands.registerCommand('agent.setApiKey', setApiKey),
     vscode.commands.registerCommand('agent.showLog', () => log.show()),
     vscode.commands.registerCommand('agent.restartServer', () => client.restart()),
     vscode.commands.registerCommand('agent.showPanel', () => panel.reveal()),
+    vscode.commands.registerCommand('agent.selectModel', selectModel),
+    vscode.commands.registerCommand('agent.chooseEndpoint', chooseEndpoint),
+    vscode.commands.registerCommand('agent.openSample', () => openSample(context)),
+    vscode.commands.registerCommand('agent.pastSessions', () =>
+      pickPastSession(
+        {
+          query: (command, args) => client.query(command, args),
+          newSession: () => client.newSession(),
+          runTask: (task) => runTask(task),
+        },
+        context.extensionUri,
+      ),
+    ),
     vscode.commands.registerCommand('agent.review.accept', () => {
       if (!review.decide('accept')) void vscode.window.showInformationMessage('Agent: no edit is waiting for review.');
     }),

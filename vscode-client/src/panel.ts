@@ -113,9 +113,28 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
   }
 
   private html(webview: vscode.Webview): string {
+    return panelHtml(webview, this.extensionUri);
+  }
+}
+
+/** The page of the Agent panel; `readOnly` (a past session) has no task box and, instead
+ * of Cancel / New Session, one button that continues the session in a new one. */
+export function panelHtml(webview: vscode.Webview, extensionUri: vscode.Uri, readOnly?: { title: string; meta: string }): string {
     const nonce = Array.from({ length: 24 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'panel.css'));
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'panel.css'));
+    const esc = (t: string) => t.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
+    const buttons = readOnly
+      ? `<button id="continue" title="Start a new session that is given this session's summary">Continue in New Session</button>`
+      : `<button id="cancel" class="danger" title="Cancel the running task (Agent: Cancel)" hidden>Cancel</button>
+    <button id="new-session" class="secondary" title="Forget the conversation (Agent: New Session)">New Session</button>`;
+    const footer = readOnly
+      ? ''
+      : `<footer>
+  <textarea id="task" rows="2" placeholder="Ask the agent… (Enter to run, Shift+Enter for a new line; the active file goes along)"></textarea>
+  <button id="run" title="Run the task">Run</button>
+</footer>`;
+    const meta = readOnly ? `<div id="session-meta" class="session-meta"><b>${esc(readOnly.title)}</b> <span>${esc(readOnly.meta)}</span> <span class="readonly-note">read-only</span></div>` : '';
     const csp = [
       "default-src 'none'",
       `style-src ${webview.cspSource}`,
@@ -131,12 +150,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
 <link rel="stylesheet" href="${style}">
 <title>Agent</title>
 </head>
-<body>
+<body${readOnly ? ' class="readonly"' : ''}>
+${meta}
 <header id="header">
   <div id="status" class="status idle"><span id="status-icon"></span><span id="status-text">Idle</span></div>
   <div class="buttons">
-    <button id="cancel" class="danger" title="Cancel the running task (Agent: Cancel)" hidden>Cancel</button>
-    <button id="new-session" class="secondary" title="Forget the conversation (Agent: New Session)">New Session</button>
+    ${buttons}
   </div>
 </header>
 <section id="todos" hidden></section>
@@ -145,12 +164,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
     <p>No task yet. Pick <b>Fix with agent</b> from a lightbulb (Ctrl+.), run <b>Agent: Run Task…</b>, or ask below.</p>
   </div>
 </main>
-<footer>
-  <textarea id="task" rows="2" placeholder="Ask the agent… (Enter to run, Shift+Enter for a new line; the active file goes along)"></textarea>
-  <button id="run" title="Run the task">Run</button>
-</footer>
+${footer}
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
-  }
 }

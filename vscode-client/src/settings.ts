@@ -11,6 +11,7 @@ export const SERVER_KEYS: Readonly<Record<string, 'string' | 'boolean' | 'number
   model: 'string',
   autoApprove: 'boolean',
   maxSteps: 'number',
+  maxTaskTokens: 'number',
   commandTimeout: 'number',
   contextWindow: 'number',
   webTools: 'boolean',
@@ -26,9 +27,9 @@ export type ServerSettings = Record<string, unknown>;
 
 /**
  * The settings payload for the server: known keys of the `agentLsp` section with a
- * usable value, plus the API key (when set) and this client's fixed options.
+ * usable value, plus the API key (when set), VS Code's rg and this client's fixed options.
  */
-export function serverSettings(section: Record<string, unknown> | undefined, apiKey?: string): ServerSettings {
+export function serverSettings(section: Record<string, unknown> | undefined, apiKey?: string, rgPath?: string): ServerSettings {
   const out: ServerSettings = {};
   for (const [key, type] of Object.entries(SERVER_KEYS)) {
     const value = section?.[key];
@@ -45,6 +46,7 @@ export function serverSettings(section: Record<string, unknown> | undefined, api
   }
   const key = apiKey?.trim();
   if (key) out.apiKey = key;
+  if (rgPath) out.rgPath = rgPath; // VS Code's own rg (ripgrep.ts): the bundled server has none
   return { ...out, ...CLIENT_FIXED };
 }
 

@@ -99,6 +99,18 @@ test('describeTool reads arguments given as JSON text or objects', () => {
   assert.deepEqual(describeTool('mystery', '{"x":1}'), { title: 'mystery', detail: '{"x":1}' });
 });
 
+test('usage events show the task\'s tokens so far; a new task starts from none', () => {
+  let s = reduce(initialState(), { type: 'start', title: 'Agent', task: 'go' });
+  s = reduce(s, { type: 'event', event: { kind: 'usage', text: 'tokens: 900 prompt + 40 completion', data: { totalTokens: 940, estimated: false } } });
+  assert.equal(s.tokens, '940 tokens');
+  s = reduce(s, { type: 'event', event: { kind: 'usage', text: '', data: { totalTokens: 12_345, estimated: true } } });
+  assert.equal(s.tokens, '~12.3k tokens');
+  s = reduce(s, { type: 'start', title: 'Agent', task: 'again' });
+  assert.equal(s.tokens, '');
+  assert.equal(outcomeLine('loopGuard', 4), 'stopped by the loop guard after 4 steps');
+  assert.equal(outcomeLine('tokenLimit', 2), 'stopped at maxTaskTokens after 2 steps');
+});
+
 test('outcomeLine and taskTitle word things like the server', () => {
   assert.equal(outcomeLine('done', 1), 'done in 1 step');
   assert.equal(outcomeLine('stepLimit', 50), 'stopped at the step limit after 50 steps');
@@ -111,4 +123,23 @@ test('outcomeLine and taskTitle word things like the server', () => {
     taskTitle('agentLsp.runTask', { uri: 'x', range: { start: { line: 4, character: 0 }, end: { line: 6, character: 0 } } }, 'a.py'),
     'Look at lines 5-6 of a.py',
   );
+});
+
+test("a helper's steps nest under the spawn_agent call; MCP tools are named by server", () => {
+  const s = run(
+    { type: 'start', title: 'Agent', task: 'look around' },
+    ev('tool', '→ spawn_agent(...)', { id: 'p1', name: 'spawn_agent', arguments: '{"task": "find the config loader"}' }),
+    ev('tool', '  │ → grep(...)', { id: 'k1', name: 'grep', arguments: '{"regex": "load_config"}', parent: 'p1' }),
+    ev('tool_result', '  │ src/config.py:3', { id: 'k1', name: 'grep', ok: true, parent: 'p1' }),
+    ev('tool_result', 'Files the helper read: src/config.py', { id: 'p1', name: 'spawn_agent', ok: true }),
+    ev('tool', '→ mcp__git__git_status(...)', { id: 'm1', name: 'mcp__git__git_status', arguments: '{"repo_path": "."}' }),
+  );
+  const [helper, step, mcp] = s.entries.slice(1) as Array<{ title: string; detail: string; state: string; parent?: string }>;
+  assert.equal(helper.title, 'Helper');
+  assert.equal(helper.detail, 'find the config loader');
+  assert.equal(helper.state, 'ok');
+  assert.equal(helper.parent, undefined);
+  assert.equal(step.parent, 'p1');
+  assert.equal(step.state, 'ok');
+  assert.equal(mcp.title, 'git: git_status');
 });

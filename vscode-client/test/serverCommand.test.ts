@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commandLine, findExecutable, Probe, resolveServerCommand, ServerNotFound, splitCommandLine } from '../src/serverCommand';
+import { commandLine, findExecutable, NoPython, Probe, resolveServerCommand, ServerNotFound, splitCommandLine } from '../src/serverCommand';
 
-function fakeProbe(files: string[], pythonsWithAgent: string[] = []): Probe & { asked: string[] } {
+function fakeProbe(files: string[], pythonsWithAgent: string[] = [], versions: Record<string, [number, number]> = {}): Probe & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -11,6 +11,7 @@ function fakeProbe(files: string[], pythonsWithAgent: string[] = []): Probe & { 
       asked.push(py);
       return pythonsWithAgent.includes(py);
     },
+    pythonVersion: async (py) => (files.includes(py) ? versions[py] : undefined),
   };
 }
 
@@ -82,4 +83,65 @@ test('windows: Scripts folders, .exe names and ; in PATH', async () => {
 
 test('commandLine quotes what needs it', () => {
   assert.equal(commandLine({ command: '/a b/python', args: ['-m', 'agent_lsp', 'serve'] }), "'/a b/python' -m agent_lsp serve");
+});
+
+// ---------------------------------------------------------------- the bundled server
+
+const bundled = { ...base, bundledLibs: '/ext/bundled/libs' };
+
+test('useBundled (the default): the first Python >= 3.11 runs the bundled server, bundled/libs first on PYTHONPATH', async () => {
+  const probe = fakeProbe(['/usr/bin/python3', '/usr/local/bin/python3.12', '/usr/bin/agent-lsp'], ['/usr/bin/python3'], {
+    '/usr/bin/python3': [3, 10],
+    '/usr/local/bin/python3.12': [3, 12],
+  });
+  const r = await resolveServerCommand({ ...bundled, envPythonPath: '/mine' }, probe);
+  assert.deepEqual([r.command, r.args], ['/usr/local/bin/python3.12', ['-P', '-m', 'agent_lsp', 'serve']]);
+  assert.deepEqual(r.env, { PYTHONPATH: '/ext/bundled/libs:/mine', AGENT_LSP_BUNDLED_LIBS: '/ext/bundled/libs' });
+  assert.match(r.source, /bundled agent-lsp.*PATH, Python 3\.12/);
+  assert.deepEqual(probe.asked, []); // an installed agent-lsp (even on PATH) is not used
+});
+
+test('useBundled: the lookup chain is setting, Python extension, workspace .venv, PATH', async () => {
+  const all: Record<string, [number, number]> = {
+    '/set/python': [3, 13], '/e/bin/python': [3, 11], '/ws/.venv/bin/python': [3, 12], '/usr/bin/python3': [3, 11],
+  };
+  const files = Object.keys(all);
+  const pick = async (input: object, present = files) => (await resolveServerCommand({ ...bundled, ...input }, fakeProbe(present, [], all))).command;
+  assert.equal(await pick({ python: '/set/python', interpreter: '/e/bin/python' }), '/set/python');
+  assert.equal(await pick({ interpreter: '/e/bin/python' }), '/e/bin/python');
+  assert.equal(await pick({}), '/ws/.venv/bin/python');
+  assert.equal(await pick({}, ['/usr/bin/python3']), '/usr/bin/python3');
+});
+
+test('no Python >= 3.11: a NoPython error that says what was found and how to fix it', async () => {
+  const probe = fakeProbe(['/usr/bin/python3'], [], { '/usr/bin/python3': [3, 9] });
+  await assert.rejects(resolveServerCommand(bundled, probe), (e: Error) => {
+    assert.ok(e instanceof NoPython);
+    assert.match(e.message, /No Python 3\.11 or newer/);
+    assert.match(e.message, /\/usr\/bin\/python3: Python 3\.9/);
+    assert.match(e.message, /python\.org\/downloads/);
+    assert.match(e.message, /agentLsp\.server\.python/);
+    return true;
+  });
+  await assert.rejects(resolveServerCommand(bundled, fakeProbe([])), (e: Error) => e instanceof NoPython && /none on PATH/.test(e.message));
+  await assert.rejects(
+    resolveServerCommand({ ...bundled, python: '/usr/bin/python3' }, probe),
+    (e: Error) => e instanceof NoPython && /agentLsp\.server\.python: \/usr\/bin\/python3 is Python 3\.9/.test(e.message),
+  );
+});
+
+test('fromEnvironment: an installed agent-lsp is used; without one, the bundled server after all', async () => {
+  const versions: Record<string, [number, number]> = { '/usr/bin/python3': [3, 11] };
+  const installed = fakeProbe(['/usr/bin/python3', '/ws/.venv/bin/agent-lsp'], [], versions);
+  const r = await resolveServerCommand({ ...bundled, importStrategy: 'fromEnvironment' }, installed);
+  assert.deepEqual([r.command, r.args, r.env], ['/ws/.venv/bin/agent-lsp', ['serve'], undefined]);
+  const none = fakeProbe(['/usr/bin/python3'], [], versions);
+  const b = await resolveServerCommand({ ...bundled, importStrategy: 'fromEnvironment' }, none);
+  assert.deepEqual([b.command, b.args], ['/usr/bin/python3', ['-P', '-m', 'agent_lsp', 'serve']]);
+  assert.match(b.source, /importStrategy is fromEnvironment but no agent-lsp was found/);
+});
+
+test('the command setting beats the bundled server', async () => {
+  const r = await resolveServerCommand({ ...bundled, command: 'agent-lsp serve' }, fakeProbe(['/usr/bin/agent-lsp']));
+  assert.deepEqual([r.command, r.env], ['/usr/bin/agent-lsp', undefined]);
 });

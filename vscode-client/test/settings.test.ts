@@ -8,13 +8,14 @@ test('only set, well-typed values of known keys are sent', () => {
     model: '',
     autoApprove: false,
     maxSteps: 20,
+    maxTaskTokens: 0,
     commandTimeout: Number.NaN,
     contextWindow: '8000',
     webTools: null,
     server: { command: ['x'] },
     review: { mode: 'diff' },
   });
-  assert.deepEqual(s, { baseUrl: 'http://localhost:11434/v1', autoApprove: false, maxSteps: 20, ...CLIENT_FIXED });
+  assert.deepEqual(s, { baseUrl: 'http://localhost:11434/v1', autoApprove: false, maxSteps: 20, maxTaskTokens: 0, ...CLIENT_FIXED });
 });
 
 test('the API key comes from the secret store, trimmed, and only when set', () => {
@@ -48,4 +49,9 @@ test('redact hides the key in trace text, and leaves text alone without a usable
   assert.equal(redact(trace, 'sk-abc123'), 'Params: {"initializationOptions":{"apiKey":"[redacted]","model":"m"}} [redacted]');
   assert.equal(redact('a b', undefined), 'a b');
   assert.equal(redact('a b', 'a'), 'a b', 'a too-short secret would shred the log');
+});
+
+test("VS Code's rg goes to the server as rgPath when there is one", () => {
+  assert.equal(serverSettings({}, undefined, '/app/node_modules/@vscode/ripgrep/bin/rg').rgPath, '/app/node_modules/@vscode/ripgrep/bin/rg');
+  assert.equal('rgPath' in serverSettings({}, undefined, undefined), false);
 });

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..context import ToolContext, text_lines
+from ..diagnostics import apply_watched
 from ..host import EditOutcome, EditStatus, FileChange
 from ..registry import tool
 
@@ -49,6 +50,7 @@ async def read_file(ctx: ToolContext, path: str, start: int = 1, end: int | None
         return err
     text = await _current_text(ctx, path, f)
     ctx.seen[f] = text
+    ctx.diagnostics.warm(f)  # its diagnosticServers start now, before an edit waits for them
     lines = text_lines(text)
     total = len(lines)
     if total == 0:
@@ -106,11 +108,13 @@ async def write_file(ctx: ToolContext, path: str, content: str) -> str:
         tool="write_file", path=f, display_path=ctx.workspace.display(f), before=before, after=content,
         read=ctx.seen.get(f) if before is not None else None,
     )
-    outcome = await ctx.host.apply_edit(change)
+    outcome, problems = await apply_watched(ctx, change, ctx.host.apply_edit)
     if outcome.status is EditStatus.ACCEPTED:
         ctx.seen[f] = content
+        if ctx.changes is not None:
+            ctx.changes.record_edit(change)
     n = len(content.encode("utf-8"))
-    return _edit_result(outcome, path, f"wrote {n} bytes to {path}")
+    return _edit_result(outcome, path, _with(f"wrote {n} bytes to {path}", problems))
 
 
 @tool(
@@ -150,11 +154,18 @@ async def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
         span=(i, i + len(old)),
         replacement=new,
     )
-    outcome = await ctx.host.apply_edit(change)
+    outcome, problems = await apply_watched(ctx, change, ctx.host.apply_edit)
     if outcome.status is EditStatus.ACCEPTED:
         ctx.seen[f] = after
+        if ctx.changes is not None:
+            ctx.changes.record_edit(change)
     first = text.count("\n", 0, i) + 1
     last = first + new.count("\n")
     where = f"line {first}" if first == last else f"lines {first}-{last}"
-    return _edit_result(outcome, path, f"ok: edited {path} ({where} now hold the new text)")
+    return _edit_result(outcome, path, _with(f"ok: edited {path} ({where} now hold the new text)", problems))
+
+
+def _with(result: str, problems: str) -> str:
+    """The edit's result, then what it broke (agent/diagnostics.py; empty when no source answered)."""
+    return f"{result}\n{problems}" if problems else result
 

@@ -28,7 +28,7 @@ async def list_files(ctx: ToolContext, path: str = ".", pattern: str = "*") -> s
         return f"error: not found: {path}"
     if not base.is_dir():
         return f"error: {path} is a file, not a folder; use read_file to read it"
-    result = await list_paths(ctx.workspace, base, pattern or "*", MAX_FILES)
+    result = await list_paths(ctx.workspace, base, pattern or "*", MAX_FILES, ctx.settings.rg_path)
     if result.error:
         return result.error
     out = "\n".join(result.lines)
@@ -50,7 +50,7 @@ async def grep(ctx: ToolContext, regex: str, path: str = ".") -> str:
         return f"error: not found: {path}"
     if regex == "":
         return "error: regex must not be empty"
-    result = await grep_lines(ctx.workspace, base, regex, MAX_MATCHES)
+    result = await grep_lines(ctx.workspace, base, regex, MAX_MATCHES, ctx.settings.rg_path)
     if result.error:
         return result.error
     out = "\n".join(result.lines)

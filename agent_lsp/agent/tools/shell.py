@@ -39,8 +39,18 @@ NON_INTERACTIVE = {
 
 
 def command_env() -> dict[str, str]:
-    """The parent's environment, minus the model's key, plus the non-interactive flags."""
+    """The parent's environment, minus the model's key, plus the non-interactive flags.
+
+    A server run from the VS Code extension's bundled libs has them on PYTHONPATH (named
+    by AGENT_LSP_BUNDLED_LIBS); the person's commands must not import those copies."""
     env = {k: v for k, v in os.environ.items() if k not in SECRET_VARS}
+    bundled = env.pop("AGENT_LSP_BUNDLED_LIBS", "")
+    if bundled and "PYTHONPATH" in env:
+        rest = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and p != bundled]
+        if rest:
+            env["PYTHONPATH"] = os.pathsep.join(rest)
+        else:
+            del env["PYTHONPATH"]
     env.update(NON_INTERACTIVE)
     return env
 
@@ -90,6 +100,9 @@ def _clip(text: str) -> str:
 )
 async def bash(ctx: ToolContext, command: str) -> str:
     timeout = ctx.settings.command_timeout
+    routed = await ctx.host.run_command(command, ctx.workspace.root, timeout)
+    if routed is not None:  # the editor ran it in its own terminal
+        return routed
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         "/bin/bash",
         "-c",

@@ -1,3 +1,5 @@
 """LSP features, one module each; importing this package registers them on `app.server`."""
 
-from . import code_actions, commands, configuration, documents  # noqa: F401
+from . import (  # noqa: F401
+    code_actions, commands, configuration, documents, lifecycle, memory, review, sessions, undo,
+)

@@ -4,14 +4,23 @@ The answer is built from the request alone — no disk, no model, no waiting on 
 running task — so the lightbulb is instant. Neovim >= 0.10 and eglot put only this
 server's diagnostics in the context, so a linter's warning never arrives here: the
 range action is how a person reaches the agent from any squiggle in those editors.
+
+A document the commands would refuse (not open and not on disk, not a file, outside
+the workspace) gets no actions: a "Fix with agent" there could only fail later.
 """
 
 from __future__ import annotations
 
-from lsprotocol import types
+import os
+from pathlib import Path
 
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ...agent.paths import PathError
 from ..app import AgentServer, server
-from ..commands import FIX_DIAGNOSTIC, RUN_TASK
+from ..commands import ACCEPT_EDIT, FIX_DIAGNOSTIC, REJECT_EDIT, RUN_TASK
+from ..review import ACCEPT_TITLE, REJECT_TITLE, is_pending_diagnostic
 
 TITLE_CHARS = 70
 
@@ -21,14 +30,30 @@ def _short(text: str) -> str:
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
+def _known(ls: AgentServer, uri: str) -> bool:
+    """Would the commands take this document? (the same checks, minus reading it)"""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if not path:
+        return False
+    try:
+        ls.tasks.workspace_for(Path(path)).resolve(path)
+    except PathError:
+        return False
+    return ls.open_document(uri) is not None or os.path.isfile(path)
+
+
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),
 )
 def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
-    actions: list[types.CodeAction] = []
+    actions: list[types.CodeAction] = _review_actions(ls, uri)
+    if not _known(ls, uri):
+        return actions  # an agent's pending edit may still be reviewed (a new file); nothing else
     for diag in params.context.diagnostics or []:
+        if is_pending_diagnostic(diag):  # the agent's own pending edit: no "Fix with agent" for it
+            continue
         title = f"Fix with agent: {_short(diag.message)}"
         actions.append(
             types.CodeAction(
@@ -59,3 +84,20 @@ def code_actions(ls: AgentServer, params: types.CodeActionParams) -> list[types.
         )
     )
     return actions
+
+
+def _review_actions(ls: AgentServer, uri: str) -> list[types.CodeAction]:
+    """Accept / Reject for the edit waiting in this document, first in the menu, anywhere in it."""
+    item = ls.review.pending(uri)
+    if item is None:
+        return []
+    return [
+        types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=item.published.get(uri) or None,
+            is_preferred=command == ACCEPT_EDIT or None,
+            command=types.Command(title=title, command=command, arguments=[{"uri": uri}]),
+        )
+        for title, command in ((ACCEPT_TITLE, ACCEPT_EDIT), (REJECT_TITLE, REJECT_EDIT))
+    ]

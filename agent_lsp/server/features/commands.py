@@ -71,12 +71,12 @@ async def fix_diagnostic(ls: AgentServer, *args: Any) -> dict[str, Any]:
     diag = c.diagnostic_of(c.FIX_DIAGNOSTIC, arg.get("diagnostic"))
     file, display, lines = await _file_context(ls, c.FIX_DIAGNOSTIC, arg.get("uri"))
     text = c.fix_diagnostic_text(display, diag, lines)
-    return await _start(ls, text, file, "Agent: fix")
+    return await _start(ls, text, file, "Agent: fix", fix=diag)
 
 
-async def _start(ls: AgentServer, text: str, file: Path | None, title: str) -> dict[str, Any]:
+async def _start(ls: AgentServer, text: str, file: Path | None, title: str, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     try:
-        return await ls.tasks.start(text, file, title)
+        return await ls.tasks.start(text, file, title, fix)
     except JsonRpcException:
         raise
     except asyncio.CancelledError:

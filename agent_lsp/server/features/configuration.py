@@ -11,6 +11,7 @@ import logging
 from lsprotocol import types
 
 from ...agent import settings_files
+from .. import clients
 from ..app import AgentServer, server
 from ..config import SECTION
 
@@ -30,12 +31,14 @@ def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
     for note in ls.config.use_files(files, files.trusted()):
         ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
     _apply(ls, params.initialization_options, "initializationOptions")
+    clients.adapt(ls, params)
 
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     s = ls.config.settings
     ls.log_line(f"agent-lsp {ls.version}: model {s.model} at {s.base_url}; key {'set' if s.api_key else 'not set'}")
+    clients.explain(ls)
     if ls.client_has("workspace.configuration"):
         ls.spawn(_pull(ls))
 

@@ -9,16 +9,18 @@ declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 
 const vscodeApi = acquireVsCodeApi();
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+// A past session's page (read-only) has no task box, Cancel or New Session.
+const $$ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
 const log = $('log');
 const empty = $('empty');
 const statusBox = $('status');
 const statusText = $('status-text');
 const statusIcon = $('status-icon');
-const cancelButton = $<HTMLButtonElement>('cancel');
+const cancelButton = $$<HTMLButtonElement>('cancel');
 const todosBox = $('todos');
-const taskInput = $<HTMLTextAreaElement>('task');
-const runButton = $<HTMLButtonElement>('run');
+const taskInput = $$<HTMLTextAreaElement>('task');
+const runButton = $$<HTMLButtonElement>('run');
 
 const nodes = new Map<number, HTMLElement>();
 
@@ -58,7 +60,7 @@ function render(e: Entry): HTMLElement {
       return n;
     }
     case 'tool': {
-      const n = el('div', `entry tool ${e.state}`);
+      const n = el('div', `entry tool ${e.state}${e.parent ? ' child' : ''}`);
       n.dataset.tool = e.name;
       const head = el('div', 'tool-head');
       head.append(el('span', 'icon', TOOL_ICONS[e.state] ?? '•'), el('span', 'tool-title', e.title), el('code', 'tool-detail', e.detail));
@@ -145,7 +147,7 @@ function apply(p: PanelPatch): void {
     : h.outcome
       ? `Last task: ${h.outcome}`
       : 'Idle';
-  cancelButton.hidden = !h.running;
+  if (cancelButton) cancelButton.hidden = !h.running;
   renderTodos(h.todos);
   if (follow) log.scrollTop = log.scrollHeight;
 }
@@ -156,20 +158,22 @@ window.addEventListener('message', (ev: MessageEvent) => {
 });
 
 function run(): void {
+  if (!taskInput) return;
   const task = taskInput.value.trim();
   if (!task) return;
   vscodeApi.postMessage({ type: 'run', task });
   taskInput.value = '';
 }
 
-runButton.addEventListener('click', run);
-taskInput.addEventListener('keydown', (e) => {
+runButton?.addEventListener('click', run);
+taskInput?.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     run();
   }
 });
-cancelButton.addEventListener('click', () => vscodeApi.postMessage({ type: 'cancel' }));
-$('new-session').addEventListener('click', () => vscodeApi.postMessage({ type: 'newSession' }));
+cancelButton?.addEventListener('click', () => vscodeApi.postMessage({ type: 'cancel' }));
+$$('new-session')?.addEventListener('click', () => vscodeApi.postMessage({ type: 'newSession' }));
+$$('continue')?.addEventListener('click', () => vscodeApi.postMessage({ type: 'continue' }));
 
 vscodeApi.postMessage({ type: 'ready' });

@@ -1,0 +1,11 @@
+"""billing/services: item and route helpers."""
+
+SUPPORT_ADDRESS = "support+billing@example.com"
+
+
+def item_route_key(item_id: int, route: str) -> str:
+    return f"billing:services:{item_id}:{route}"
+
+
+def item_route_limit() -> int:
+    return 286

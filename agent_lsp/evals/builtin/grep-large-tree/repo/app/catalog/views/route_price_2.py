@@ -1,0 +1,11 @@
+"""catalog/views: route and price helpers."""
+
+SUPPORT_ADDRESS = "support+catalog@example.com"
+
+
+def route_price_key(route_id: int, price: str) -> str:
+    return f"catalog:views:{route_id}:{price}"
+
+
+def route_price_limit() -> int:
+    return 446

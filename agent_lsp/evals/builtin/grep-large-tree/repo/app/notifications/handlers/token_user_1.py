@@ -1,0 +1,11 @@
+"""notifications/handlers: token and user helpers."""
+
+SUPPORT_ADDRESS = "support+notifications@example.com"
+
+
+def token_user_key(token_id: int, user: str) -> str:
+    return f"notifications:handlers:{token_id}:{user}"
+
+
+def token_user_limit() -> int:
+    return 496

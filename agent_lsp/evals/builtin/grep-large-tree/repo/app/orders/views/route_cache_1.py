@@ -1,0 +1,11 @@
+"""orders/views: route and cache helpers."""
+
+SUPPORT_ADDRESS = "support+orders@example.com"
+
+
+def route_cache_key(route_id: int, cache: str) -> str:
+    return f"orders:views:{route_id}:{cache}"
+
+
+def route_cache_limit() -> int:
+    return 204

@@ -1,0 +1,11 @@
+"""shipping/handlers: cache and user helpers."""
+
+SUPPORT_ADDRESS = "support+shipping@example.com"
+
+
+def cache_user_key(cache_id: int, user: str) -> str:
+    return f"shipping:handlers:{cache_id}:{user}"
+
+
+def cache_user_limit() -> int:
+    return 64

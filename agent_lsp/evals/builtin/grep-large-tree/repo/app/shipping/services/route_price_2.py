@@ -1,0 +1,11 @@
+"""shipping/services: route and price helpers."""
+
+SUPPORT_ADDRESS = "support+shipping@example.com"
+
+
+def route_price_key(route_id: int, price: str) -> str:
+    return f"shipping:services:{route_id}:{price}"
+
+
+def route_price_limit() -> int:
+    return 298

@@ -1,0 +1,5 @@
+"""Defaults of the email channel; each can be overridden per tenant."""
+
+SENDER = "noreply@example.com"
+REPLY_TO = "support@example.com"
+MAX_RECIPIENTS = 50

@@ -1,0 +1,99 @@
+"""session/cancel: the turn ends within a second, the process tree is gone, the history stays valid."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from acp.helpers import text_block
+
+from tests.acp.client import EditorClient, settle
+from tests.helpers import assert_paired, no_violations, pgrep  # noqa: F401  (autouse fixture)
+from tests.lsp.conftest import wait_until
+from tests.scripted_model import reply, tool_call
+
+
+def _sleeper() -> tuple[str, str]:
+    """A command that starts a background child and waits, with a marker to find both by."""
+    marker = f"{300 + random.random():.6f}"
+    return f"sleep {marker} & sleep {marker}; echo never", marker
+
+
+async def _cancel_while_running(conn, session_id: str, marker: str, prompt: asyncio.Future) -> float:
+    await wait_until(lambda: pgrep(f"sleep {marker}"), timeout=10, what="the command to start")
+    t0 = time.monotonic()
+    await conn.cancel(session_id=session_id)
+    answer = await asyncio.wait_for(prompt, 5)
+    elapsed = time.monotonic() - t0
+    print(f"session/cancel -> stopReason cancelled in {elapsed * 1000:.0f} ms")
+    assert answer.stop_reason == "cancelled"
+    return elapsed
+
+
+async def test_cancel_during_a_command_kills_the_tree(start, workspace, model):
+    command, marker = _sleeper()
+    model.add(tool_call("bash", {"command": command}), reply("still here"))
+    client = EditorClient(default_answer="allow_once")
+    conn, proc = await start(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("wait")]))
+    elapsed = await _cancel_while_running(conn, session.session_id, marker, prompt)
+    assert elapsed < 1.0, f"cancel took {elapsed:.2f}s"
+    assert await wait_until(lambda: not pgrep(f"sleep {marker}"), timeout=2, what="the process tree to go")
+    await settle()
+    (c,) = client.calls().values()
+    assert c["updates"][-1].status == "failed"  # answered "cancelled" to the model and the client
+
+    # the next prompt goes on with a valid history (the scripted model checks the pairing)
+    answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("and now?")])
+    assert answer.stop_reason == "end_turn" and proc.returncode is None
+    assert_paired(model.requests[-1]["messages"])
+    assert "cancelled by the user" in model.requests[-1]["messages"][-2]["content"]
+
+
+async def test_cancel_during_a_client_terminal_command(start, workspace, model):
+    command, marker = _sleeper()
+    model.add(tool_call("bash", {"command": command}), reply("still here"))
+    client = EditorClient(terminal=True)
+    conn, _ = await start(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("wait")]))
+    elapsed = await _cancel_while_running(conn, session.session_id, marker, prompt)
+    assert elapsed < 1.0, f"cancel took {elapsed:.2f}s"
+    assert "kill" in client.terminal_calls and "release" in client.terminal_calls
+    assert await wait_until(lambda: not pgrep(f"sleep {marker}"), timeout=2, what="the process tree to go")
+    answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("and now?")])
+    assert answer.stop_reason == "end_turn"
+    assert_paired(model.requests[-1]["messages"])
+
+
+async def test_cancel_while_a_permission_is_pending(start, workspace, model):
+    model.add(tool_call("bash", {"command": "touch never-made"}), reply("after"))
+    client = EditorClient(hold_permission=True)
+    conn, _ = await start(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("go")]))
+    await wait_until(lambda: client.permissions, timeout=10, what="the permission request")
+    t0 = time.monotonic()
+    await conn.cancel(session_id=session.session_id)
+    answer = await asyncio.wait_for(prompt, 5)
+    assert answer.stop_reason == "cancelled" and time.monotonic() - t0 < 1.0
+    assert not (workspace / "never-made").exists()
+    client.hold_permission = False
+    answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("again")])
+    assert answer.stop_reason == "end_turn"
+
+
+async def test_cancel_during_the_model_request(start, workspace, model):
+    model.add(reply("slow answer", delay=30), reply("fast"))
+    client = EditorClient()
+    conn, _ = await start(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("go")]))
+    await wait_until(lambda: model.requests, timeout=10, what="the model request")
+    t0 = time.monotonic()
+    await conn.cancel(session_id=session.session_id)
+    answer = await asyncio.wait_for(prompt, 5)
+    assert answer.stop_reason == "cancelled" and time.monotonic() - t0 < 1.0
+    assert model.wait_for_disconnect(3), "the model request was not aborted"

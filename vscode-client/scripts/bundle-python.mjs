@@ -1,0 +1,58 @@
+// Puts agent-lsp and its pure-Python dependencies into bundled/libs, which the .vsix
+// carries and the extension puts first on PYTHONPATH (the layout of the Python tools
+// extensions built on microsoft/vscode-python-tools-extension-template).
+//
+//   node scripts/bundle-python.mjs      (run by `npm run package`; $PYTHON picks the pip)
+//
+// Everything is pinned: the dependencies by bundled/requirements.txt (installed with
+// --no-deps, so nothing unlisted sneaks in, and --only-binary :all:, so only wheels), and
+// agent-lsp is this checkout. The result is checked by importing the server with only
+// the standard library and bundled/libs on sys.path (python -S -I -B).
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const client = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repo = path.resolve(client, '..');
+const libs = path.join(client, 'bundled', 'libs');
+const requirements = path.join(client, 'bundled', 'requirements.txt');
+const python = process.env.PYTHON || (process.platform === 'win32' ? 'python' : 'python3');
+
+function run(args, what) {
+  const r = spawnSync(python, args, { stdio: 'inherit', cwd: client, env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+  if (r.error || r.status !== 0) {
+    console.error(`bundle-python: ${what} failed (${r.error ? r.error.message : `exit ${r.status}`}): ${python} ${args.join(' ')}`);
+    process.exit(1);
+  }
+}
+
+fs.rmSync(libs, { recursive: true, force: true });
+fs.mkdirSync(libs, { recursive: true });
+const pip = ['-m', 'pip', 'install', '--quiet', '--no-compile', '--no-warn-script-location', '--target', libs];
+run([...pip, '--no-deps', '--only-binary', ':all:', '-r', requirements], 'installing the dependencies');
+run([...pip, '--no-deps', repo], 'installing agent-lsp');
+
+// What --target adds that an import never needs: console scripts, caches.
+fs.rmSync(path.join(libs, 'bin'), { recursive: true, force: true });
+for (const entry of fs.readdirSync(libs, { recursive: true })) {
+  if (path.basename(entry) === '__pycache__') fs.rmSync(path.join(libs, entry), { recursive: true, force: true });
+}
+if (fs.existsSync(path.join(libs, 'ripgrep')) || fs.readdirSync(libs).some((n) => n.startsWith('ripgrep-'))) {
+  console.error('bundle-python: the platform-specific ripgrep wheel got into bundled/libs');
+  process.exit(1);
+}
+
+// The server must import from the bundle alone: -S (no site-packages) -I (no PYTHON* env, no cwd).
+const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; print(sys.version.split()[0])`;
+run(['-S', '-I', '-B', '-c', check], 'importing the server from bundled/libs');
+
+let files = 0;
+let bytes = 0;
+for (const entry of fs.readdirSync(libs, { recursive: true, withFileTypes: true })) {
+  if (entry.isFile()) {
+    files++;
+    bytes += fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
+  }
+}
+console.log(`bundle-python: ${files} files, ${(bytes / 1e6).toFixed(1)} MB in bundled/libs`);
