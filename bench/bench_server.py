@@ -139,7 +139,7 @@ class RawClient:
     def _peek(body: bytes) -> dict:
         """A message of megabytes (the applyEdit of a big rewrite): its id and method only,
         from its two ends, so that this client's json.loads does not count as server latency."""
-        ends = body[:300] + b" " + body[-300:]
+        ends = body[:65536] + b" " + body[-65536:]
         msg: dict[str, Any] = {}
         if (m := re.search(rb'"method":\s*"([^"]+)"', ends)) is not None:
             msg["method"] = m[1].decode()
@@ -165,7 +165,9 @@ class RawClient:
     async def initialize(self, root: Path) -> dict:
         caps = {
             "window": {"workDoneProgress": True},
-            "workspace": {"configuration": True, "workspaceFolders": True, "applyEdit": True},
+            "workspace": {"configuration": True, "workspaceFolders": True, "applyEdit": True,
+                          # a client with an edit preview (else edits wait in the inline review)
+                          "workspaceEdit": {"documentChanges": True, "changeAnnotationSupport": {}}},
             "general": {"positionEncodings": ["utf-16"]},
         }
         result = await self.request("initialize", {
