@@ -7,13 +7,16 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .agent import mcp_config, settings_files
-from .agent.loop import Session, TurnResult, open_session
 from .agent.settings import Settings
-from .server.transport import add_arguments as add_transport_arguments
 from .evals.cli import add_eval_parser
-from .terminal import TerminalHost
+from .server.transport import add_arguments as add_transport_arguments
+
+if TYPE_CHECKING:  # the engine is imported by the commands that run it: `serve` starts without it
+    from .agent.loop import Session, TurnResult
+    from .terminal import TerminalHost
 
 EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
 
@@ -39,6 +42,8 @@ def _settings(args: argparse.Namespace, files: settings_files.SettingsFiles | No
 async def _terminal_session(args: argparse.Namespace, host: TerminalHost) -> Session:
     """A session on args.directory with its MCP servers (the project's start only once trusted)."""
     settings = await _terminal_settings(args, host)
+    from .agent.loop import open_session
+
     session = open_session(Path(args.directory), host, settings)
     for note in await mcp_config.attach(session, Path(args.directory).resolve()):
         host.say(f"agent-lsp: {note}")
@@ -130,6 +135,8 @@ def _exit_code(result: TurnResult) -> int:
 
 
 async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
+    from .terminal import TerminalHost
+
     host = TerminalHost(yes=bool(args.yes))
     session = await _terminal_session(args, host)
     try:
@@ -142,6 +149,8 @@ async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
 
 
 async def cmd_chat(args: argparse.Namespace) -> int:
+    from .terminal import TerminalHost
+
     host = TerminalHost(yes=bool(args.yes))
     session = await _terminal_session(args, host)
     settings = session.settings

@@ -36,8 +36,12 @@ from agent_lsp.server.edits import apply_edits, minimal_edits  # noqa: E402
 WORDS = "alpha beta gamma delta return if else for while def class self value index None".split()
 
 
+COMMON = ["\n", "    return None\n", "        }\n", "    }\n", "\n", "        pass\n"]  # what code repeats
+
+
 def make_lines(rnd: random.Random, n: int) -> list[str]:
-    return ["    " + " ".join(rnd.choice(WORDS) for _ in range(rnd.randrange(2, 9))) + "\n" for _ in range(n)]
+    return [rnd.choice(COMMON) if rnd.random() < 0.3 else
+            "    " + " ".join(rnd.choice(WORDS) for _ in range(rnd.randrange(2, 9))) + "\n" for _ in range(n)]
 
 
 def scattered(rnd: random.Random, lines: list[str], k: int) -> list[str]:

@@ -70,6 +70,12 @@ class ModelClient:
             await self._http.aclose()
             self._http = None
 
+    async def prepare(self) -> None:
+        """Build the HTTP client in a thread: its TLS context (the CA bundle) takes ~0.2 s
+        of CPU, which an event loop that also answers an editor should not spend."""
+        if self._http is None:
+            await asyncio.to_thread(self._client)
+
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
             s = self.settings
@@ -276,6 +282,7 @@ async def read_stream(lines, on_text: Callable[[str], None]) -> Reply:
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text_parts) or None}
     tool_calls = [calls[i] for i in sorted(calls)]
     for c in tool_calls:
+        c["function"]["arguments"] += "".join(c.pop("_parts", ()))
         if not c.get("id"):
             c["id"] = "call_" + uuid.uuid4().hex[:24]
     if tool_calls:
@@ -317,5 +324,6 @@ def _merge_tool_fragment(calls: dict[int, dict[str, Any]], pos: int, frag: dict[
     args = fn.get("arguments")
     if isinstance(args, dict):
         entry["function"]["arguments"] = json.dumps(args)
-    elif isinstance(args, str):
-        entry["function"]["arguments"] += args
+        entry.pop("_parts", None)
+    elif isinstance(args, str):  # joined once at the end: `+=` on a dict's string copies it every time (quadratic)
+        entry.setdefault("_parts", []).append(args)

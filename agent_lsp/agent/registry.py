@@ -11,6 +11,7 @@ caching depends on that).
 from __future__ import annotations
 
 import inspect
+import reprlib
 import types
 import typing
 from dataclasses import dataclass
@@ -146,9 +147,7 @@ def _coerce(tool_name: str, name: str, value: Any, prop: dict[str, Any], param: 
     kind = prop.get("type")
     if value is None and param.default is not inspect.Parameter.empty:
         return param.default
-    bad = ValueError(
-        f"error: parameter {name} of {tool_name} must be {_article(kind)}, got {type(value).__name__} {_short(value)}"
-    )
+    bad = _BadArgument(tool_name, name, kind, value)
     if kind == "string":
         if isinstance(value, str):
             return value
@@ -180,10 +179,21 @@ def _coerce(tool_name: str, name: str, value: Any, prop: dict[str, Any], param: 
     return value
 
 
+class _BadArgument(ValueError):
+    """The message is written only when raised: most values are fine, and some are megabytes."""
+
+    def __init__(self, tool_name: str, name: str, kind: str | None, value: Any) -> None:
+        self.parts = (tool_name, name, kind, value)
+
+    def __str__(self) -> str:
+        tool_name, name, kind, value = self.parts
+        return f"error: parameter {name} of {tool_name} must be {_article(kind)}, got {type(value).__name__} {_short(value)}"
+
+
 def _article(kind: str | None) -> str:
     return {"integer": "an integer", "array": "an array"}.get(kind or "", f"a {kind}")
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    text = reprlib.repr(value)  # bounded: repr() of a 3 MB write_file content took ~0.1 s
     return text if len(text) <= 40 else text[:37] + "..."

@@ -21,6 +21,7 @@ import pathspec
 
 from .context import text_lines
 from .paths import Workspace
+from .priority import child_options
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -64,6 +65,7 @@ async def _run_rg(args: list[str], cwd: Path, keep: int, *, stop: bool = False) 
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         limit=1 << 20,
+        **child_options(),
     )
     kept: list[str] = []
     count = 0

@@ -123,6 +123,18 @@ def workspace_edit(
     return types.WorkspaceEdit(document_changes=changes, change_annotations={annotation_id: annotation})
 
 
+def warm_converter(converter) -> None:
+    """Unstructure a small edit of every shape we send, once, off the event loop: cattrs
+    writes and compiles its unstructure functions on first use (~0.1 s), and that
+    first use would otherwise be the first applyEdit, on the loop."""
+    from pathlib import Path
+
+    for before in (None, "a\n"):
+        change = FileChange("write_file", Path("warm.txt"), "warm.txt", before, "b\n")
+        edit = workspace_edit(change, "file:///warm.txt", 1, "utf-16", needs_confirmation=True, create_file=True)
+        converter.unstructure(types.ApplyWorkspaceEditParams(edit=edit, label="warm"))
+
+
 def apply_edits(text: str, edits: list[tuple[types.Range, str]], encoding: str) -> str:
     """Apply (range, text) edits to `text` — what a client does; used to check our own output."""
     pm = PositionMap(text, encoding)

@@ -10,22 +10,25 @@ answers every pending tool call so the history stays valid for the next task.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from ..agent import mcp_config, settings_files
 from ..agent.diagnostics import Target, final_note
-from ..agent.loop import Session, TurnResult
 from ..agent.paths import Workspace
 from ..agent.transcript import Transcript
 from .app import AgentServer
-from .lsphost import LspHost
+
+if TYPE_CHECKING:  # the engine (the loop, httpx, the tools) is imported when the first task starts
+    from ..agent.loop import Session, TurnResult
+    from .lsphost import LspHost
 
 log = logging.getLogger("agent_lsp.server")
 
@@ -46,6 +49,7 @@ class TaskRunner:
         self.current: asyncio.Task[TurnResult] | None = None
         self.request_id: Any = None
         self.cancel_requested = False
+        self.warm = False
         self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
         self.mcp_declined: dict[Path, dict[str, str]] = {}  # MCP entries trust said no to, per root
         self._mcp_notes: list[str] = []
@@ -79,6 +83,8 @@ class TaskRunner:
     def _session(self, workspace: Workspace, host: LspHost) -> Session:
         settings = self.ls.config.settings
         if self.session is None:
+            from ..agent.loop import Session
+
             self.session = Session(workspace, host, settings, transcript=Transcript(scrub=settings.scrub, roots=workspace.roots))
         s = self.session
         if s.transcript is not None:
@@ -103,11 +109,17 @@ class TaskRunner:
         if self.busy:
             raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
         workspace = self.workspace_for(file)
+        if not self.warm:  # once, off the loop: the engine's imports (~0.2 s) and cattrs' code for edits (~0.1 s)
+            await asyncio.to_thread(_warm_engine, self.ls.protocol._converter)
+            self.warm = True
         self.ls.review.clear()  # nothing of an earlier task stays up for review
         token = await self._begin_progress(title, text)
+        from .lsphost import LspHost
+
         host = LspHost(self.ls, token)
         await self._use_settings_files(workspace.root, host)
         session = self._session(workspace, host)
+        await session.client.prepare()
         session.ctx.diagnostics.begin_task(Target.of(file, fix) if fix is not None and file is not None else None)
         await self._use_mcp(session, workspace.root)
         self.cancel_requested = False
@@ -131,6 +143,8 @@ class TaskRunner:
             raise
         except Exception as e:  # a bug in the loop must still end the task cleanly
             log.exception("task failed")
+            from ..agent.loop import TurnResult
+
             result = TurnResult("error", f"internal error: {type(e).__name__}: {e}", 0)
         finally:
             self.request_id = None
@@ -225,6 +239,13 @@ class TaskRunner:
                 loop.call_soon_threadsafe(lambda: self.current is turn and self.cancel())
 
         fut.add_done_callback(on_done)
+
+
+def _warm_engine(converter) -> None:
+    importlib.import_module("agent_lsp.agent.loop")
+    from .edits import warm_converter
+
+    warm_converter(converter)
 
 
 def _outcome_line(result: TurnResult) -> str:

@@ -17,6 +17,7 @@ import signal
 import time
 
 from ..context import ToolContext
+from ..priority import child_options
 from ..registry import tool
 
 HEAD_CHARS = 4_000
@@ -112,6 +113,7 @@ async def bash(ctx: ToolContext, command: str) -> str:
         stderr=asyncio.subprocess.STDOUT,
         env=command_env(),
         start_new_session=True,
+        **child_options(),
     ))
     try:
         proc = await asyncio.shield(spawn)
