@@ -16,6 +16,7 @@ from acp import helpers
 from acp.schema import PlanEntry, ToolCallLocation, ToolKind
 
 from ..agent.dispatch import DENIED, parse_arguments
+from ..agent.messages import message_text
 from ..agent.paths import PathError, Workspace
 
 TITLE_CHARS = 100
@@ -132,13 +133,6 @@ def diff_content(path: Path, before: str | None, after: str) -> Any:
     return helpers.tool_diff_content(str(path), after, before)
 
 
-def _message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
 
 
 def replay(messages: list[dict[str, Any]], workspace: Workspace) -> Iterator[Any]:
@@ -147,11 +141,11 @@ def replay(messages: list[dict[str, Any]], workspace: Workspace) -> Iterator[Any
     for m in messages:
         role = m.get("role")
         if role == "user":
-            text = _message_text(m)
+            text = message_text(m)
             if text:
                 yield helpers.update_user_message_text(text)
         elif role == "assistant":
-            text = _message_text(m)
+            text = message_text(m)
             if text:
                 yield helpers.update_agent_message_text(text)
             for c in m.get("tool_calls") or []:

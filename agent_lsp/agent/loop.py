@@ -19,6 +19,7 @@ from .context import ToolContext
 from .dispatch import run_tool
 from .host import Event, Host
 from .llm import ModelClient, ModelError, Reply
+from .messages import message_text
 from .paths import Workspace
 from .prompt import system_prompt
 from .registry import TOOLS, Tool
@@ -145,7 +146,7 @@ class Session:
                 self._append(reply.message)
                 calls = reply.message.get("tool_calls") or []
                 if not calls:
-                    answer = _text(reply.message)
+                    answer = message_text(reply.message)
                     if reply.finish_reason == "length":
                         answer += "\n\n(the answer was cut off by the model's output token limit)"
                     return self._finish("done", answer, steps)
@@ -155,7 +156,7 @@ class Session:
             self._append({"role": "user", "content": STEP_LIMIT_NOTE.format(n=self.settings.max_steps)})
             reply = await self._model_step(with_tools=False)
             self._append(reply.message)
-            return self._finish("stepLimit", _text(reply.message), steps)
+            return self._finish("stepLimit", message_text(reply.message), steps)
         except guards.CompactionLimit:
             return await self._end_at_compaction_limit(steps)
         except asyncio.CancelledError:
@@ -241,9 +242,9 @@ class Session:
         reply = await self._complete(self.messages, None, lambda piece: self.host.emit(Event("text", piece)))
         # no tools were offered: a call in the reply could never be answered, so it is not kept
         message = {k: v for k, v in reply.message.items() if k != "tool_calls"}
-        message["content"] = _text(reply.message)
+        message["content"] = message_text(reply.message)
         self._append(message)
-        return self._finish(status, f"{_text(message)}\n\n({why})".lstrip(), steps)
+        return self._finish(status, f"{message_text(message)}\n\n({why})".lstrip(), steps)
 
     async def _complete(self, messages: list[dict[str, Any]], tools: list | None, on_text=None) -> Reply:
         """One model call, counted against the task's tokens (and shown: a `usage` event)."""
@@ -288,7 +289,7 @@ class Session:
             {"role": "user", "content": "Condense this conversation:\n\n" + compaction.summary_input(old, cap_chars)},
         ]
         reply = await self._complete(request, None)
-        summary = _text(reply.message) or "(no summary)"
+        summary = message_text(reply.message) or "(no summary)"
         self.messages = [self.messages[0], compaction.summary_message(summary, pending if isinstance(pending, str) else None)] + recent
         self._turn_start = 1 if pending else max(1, self._turn_start - cut + 2)
         self._chars = sum(compaction.message_size(m) for m in self.messages)
@@ -319,13 +320,6 @@ class Session:
         return t is not None and t.read_only and not t.gated
 
 
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
 
 
 def open_session(root: Path | str, host: Host, settings: Settings, *, transcript: bool = True) -> Session:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from .messages import message_text
 from .transcript import state_dir
 
 SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
@@ -55,13 +56,6 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _content(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
 
 
 def _messages(records: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
@@ -131,7 +125,7 @@ def _load(path: Path, folders: set[str]) -> PastSession | None:
     if not users:
         return None
     t0 = records[0].get("t") if isinstance(records[0].get("t"), (int, float)) else 0.0
-    return PastSession(path.stem, _started(records), _title(_content(users[0])), _status(records), roots, records, t0)
+    return PastSession(path.stem, _started(records), _title(message_text(users[0])), _status(records), roots, records, t0)
 
 
 def _folders(roots: Iterable[Path]) -> set[str]:
@@ -180,10 +174,10 @@ def events(session: PastSession) -> list[dict[str, Any]]:
         if r["kind"] == "message" and isinstance(data, dict):
             role = data.get("role")
             if role == "user":
-                out.append({"kind": "task", "text": _content(data), "data": None})
+                out.append({"kind": "task", "text": message_text(data), "data": None})
                 last_text = ""
             elif role == "assistant":
-                last_text = _content(data)
+                last_text = message_text(data)
                 if last_text:
                     out.append({"kind": "text", "text": last_text, "data": None})
                 for call in data.get("tool_calls") or []:
@@ -201,7 +195,7 @@ def events(session: PastSession) -> list[dict[str, Any]]:
                         if isinstance(todos, list):
                             out.append({"kind": "todo", "text": "", "data": {"todos": todos}})
             elif role == "tool":
-                result = _content(data)
+                result = message_text(data)
                 call_id = str(data.get("tool_call_id", ""))
                 out.append({"kind": "tool_result", "text": _first_line(result), "data": {
                     "id": call_id, "name": names.get(call_id, ""), "ok": not result.startswith("error"),

@@ -219,23 +219,28 @@ class LspHost(Host):
 
     # ------------------------------------------------------------ questions
 
-    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
-        if tool in ("edit_file", "write_file"):
-            return True  # the edit's own preview is where the person says yes or no
-        what = "run" if tool == "bash" else f"use {tool}:"
+    async def _choose(self, message: str, titles: list[str], what: str) -> str | None:
+        """A Warning `window/showMessageRequest` with these buttons: the title picked, or None
+        (dismissed, or a client that failed to ask: never a yes)."""
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message=f"agent-lsp wants to {what}\n{preview}",
-            actions=[types.MessageActionItem(title=ALLOW), types.MessageActionItem(title=DENY)],
+            message=message,
+            actions=[types.MessageActionItem(title=t) for t in titles],
         )
         try:
             answer = await self.ls.window_show_message_request_async(params)
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            log.info("showMessageRequest failed: %s", e)
-            return False
-        return getattr(answer, "title", None) == ALLOW
+            log.info("showMessageRequest (%s) failed: %s", what, e)
+            return None
+        return getattr(answer, "title", None)
+
+    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
+        if tool in ("edit_file", "write_file"):
+            return True  # the edit's own preview is where the person says yes or no
+        what = "run" if tool == "bash" else f"use {tool}:"
+        return await self._choose(f"agent-lsp wants to {what}\n{preview}", [ALLOW, DENY], tool) == ALLOW
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         """Allow once / Allow `<rule>` for this session / Always allow `<rule>` in this project / Deny."""
@@ -245,34 +250,11 @@ class LspHost(Host):
             titles[f"Allow {label} for this session"] = Approval.SESSION
             titles[f"Always allow {label} in this project"] = Approval.ALWAYS
         titles[DENY] = Approval.DENY
-        params = types.ShowMessageRequestParams(
-            type=types.MessageType.Warning,
-            message=describe(request),
-            actions=[types.MessageActionItem(title=t) for t in titles],
-        )
-        try:
-            answer = await self.ls.window_show_message_request_async(params)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            log.info("showMessageRequest failed: %s", e)
-            return Approval.DENY
-        return titles.get(getattr(answer, "title", None) or "", Approval.DENY)
+        chosen = await self._choose(describe(request), list(titles), request.tool)
+        return titles.get(chosen or "", Approval.DENY)
 
     async def trust_project(self, root: Path, question: str) -> bool:
-        params = types.ShowMessageRequestParams(
-            type=types.MessageType.Warning,
-            message=f"agent-lsp: {question}",
-            actions=[types.MessageActionItem(title=TRUST), types.MessageActionItem(title=DONT_TRUST)],
-        )
-        try:
-            answer = await self.ls.window_show_message_request_async(params)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            log.info("showMessageRequest (trust) failed: %s", e)
-            return False
-        return getattr(answer, "title", None) == TRUST
+        return await self._choose(f"agent-lsp: {question}", [TRUST, DONT_TRUST], "trust") == TRUST
 
     async def ask_user(self, question: str) -> str | None:
         if not self.can_ask:
