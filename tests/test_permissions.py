@@ -221,3 +221,40 @@ def test_chat_session_answer_covers_the_rest_of_the_chat_only(workspace, model):
     assert r.stderr.count("allow? [y]es / [s]ession / [a]lways / [N]o") == 1, r.stderr
     assert "allow `git` for this session" in r.stderr
     assert not permissions.permissions_path(workspace).exists()
+
+
+# ------------------------------------------------------------ without tree-sitter (the bundled VS Code server)
+
+
+@pytest.fixture
+def no_tree_sitter(monkeypatch):
+    """The .vsix's server carries no platform binaries: no bash parser."""
+    monkeypatch.setattr(permissions, "_parser", lambda: None)
+
+
+@pytest.mark.parametrize("line, want", [
+    ("python3 -m pytest -q && rm -rf build", ["python3 -m pytest -q", "rm -rf build"]),
+    ("grep -r foo . | head -5; git status", ["grep -r foo .", "head -5", "git status"]),
+    ("npm test;", ["npm test"]),
+    ("echo 'a && b'", ["echo 'a && b'"]),
+    ("echo $(curl x)", None), ("echo `id`", None), ("(cd x && make)", None), ("ls > out.txt", None),
+    ("cat <<EOF", None), ("a\nb", None), ("if true; then x; fi", None), ("FOO=1 make", None),
+    ("echo 'open", None), ("; ls", None), ("a && && b", None), ("x ;; y", None),
+])
+def test_without_a_parser_only_plain_lists_are_split(no_tree_sitter, line, want):
+    assert split_command(line) == want
+
+
+async def test_without_a_parser_rules_still_apply_to_plain_lines(no_tree_sitter, workspace, model):
+    write_rules(workspace, allow=["bash(echo*)"], deny=["bash(rm -rf*)"])
+    (workspace / "build").mkdir()
+    host = ApprovingHost([Approval.DENY])
+    outs = await run(workspace, model, host, "echo one && echo two")
+    assert outs[0].startswith("one\ntwo") and host.requests == []  # every segment allowed: not asked
+    [out] = await run(workspace, model, host, "echo hi && rm -rf build", auto_approve=True)
+    assert out.startswith("error: denied by the rule 'bash(rm -rf*)'")  # a deny rule still blocks
+    assert (workspace / "build").is_dir()
+    host = ApprovingHost([Approval.DENY])
+    await run(workspace, model, host, "echo $(printf curl-x)")
+    [asked] = host.requests  # what it cannot split is asked
+    assert asked.unparsed and asked.rules == []

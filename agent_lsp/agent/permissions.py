@@ -13,7 +13,9 @@ yes can be remembered as a *rule*: for this session (in memory) or for the proje
   (tree-sitter-bash): `a && b | c; $(d)` is four commands, including those inside
   `$(...)`, backticks, subshells and process substitutions. It runs without asking only
   if *every* one matches an allow rule and none matches a deny rule. A line the parser
-  cannot read is always asked about.
+  cannot read is always asked about. Where tree-sitter is missing (the VS Code bundle),
+  only plain lists of simple commands (`&&`, `||`, `;`, `|`, `&`) are split; a line with
+  anything more (substitutions, subshells, redirections, compound commands) is asked.
 - `deny` wins over everything, `autoApprove` / `--yes` included.
 - The project file's `allow` rules came with `git clone`, so they count only once the
   person trusted the project (subject `permissions` in agent/trust.py); its `deny`
@@ -95,7 +97,8 @@ def allow_trusted(root: Path, rules: ProjectRules) -> bool:
 @functools.cache
 def _parser():
     """The bash parser; None without tree-sitter (the VS Code extension's bundled server
-    carries no platform binaries): lines are then judged as unparsed, i.e. asked."""
+    carries no platform binaries): then only plain lists of simple commands are split
+    (`_split_plain`) and everything else is asked."""
     try:
         import tree_sitter_bash
         from tree_sitter import Language, Parser
@@ -108,7 +111,7 @@ def split_command(line: str) -> list[str] | None:
     """Every simple command of a bash line, outermost first; None when the line does not parse."""
     parser = _parser()
     if parser is None:
-        return None
+        return _split_plain(line)
     tree = parser.parse(line.encode("utf-8"))
     if tree.root_node.has_error:
         return None
@@ -122,6 +125,44 @@ def split_command(line: str) -> list[str] | None:
 
     walk(tree.root_node)
     return out
+
+
+# What the plain splitter will not judge: substitutions, subshells, groups, redirections,
+# here-documents, variable braces and more than one line. Such a line is asked about.
+_NOT_PLAIN = re.compile(r"[`(){}<>\n\\]|\$\(")
+_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "|&"})
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
+                       "case", "esac", "function", "select", "time", "coproc", "!", "[[", "]]"})
+
+
+def _split_plain(line: str) -> list[str] | None:
+    """Without a bash parser: `a && b | c; d` as its simple commands, or None (ask) for
+    anything richer than words joined by list and pipe operators."""
+    if _NOT_PLAIN.search(line):
+        return None
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # an unclosed quote
+        return None
+    out: list[str] = []
+    words: list[str] = []
+    for token in tokens + [";"]:  # the ";" closes the last command
+        if set(token) <= set(";&|"):  # an operator (a run of them is shlex's doing)
+            if token not in _OPERATORS:
+                return None  # `;;`, `&&&` and the like
+            if not words:
+                if token == ";" and out:
+                    continue  # a trailing ";" (or the closing one)
+                return None  # an operator with no command before it
+            if words[0] in _KEYWORDS or "=" in words[0]:
+                return None  # compound commands and assignments: left to a person
+            out.append(shlex.join(words))
+            words = []
+            continue
+        words.append(token)
+    return out or None
 
 
 def _command_text(node) -> str:
