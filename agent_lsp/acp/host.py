@@ -23,7 +23,8 @@ from acp.schema import ClientCapabilities, PermissionOption, ToolCallLocation, T
 from ..agent.context import read_disk_text
 from ..agent.diskhost import apply_to_disk
 from ..agent.loop import CANCELLED_RESULT
-from ..agent.host import EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange, Host
+from ..agent.permissions import rule_label, uncovered_note
 from ..agent.paths import Workspace
 from ..agent.settings import Settings
 from . import updates
@@ -39,6 +40,7 @@ OPTIONS = [
     PermissionOption(option_id="reject_always", name="Always reject (this session)", kind="reject_always"),
 ]
 _KIND_BY_ID = {o.option_id: o.kind for o in OPTIONS}
+ALLOW_PROJECT = "allow_project"  # the approval rules' "Always allow <rule> in this project"
 
 
 class AcpHost(Host):
@@ -144,18 +146,56 @@ class AcpHost(Host):
             self.send(helpers.update_tool_call(tool_call.tool_call_id, status="in_progress"))
         return allowed
 
-    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
-        if tool in EDIT_TOOLS:
-            return True  # asked in apply_edit, where the diff is known
-        shown = f"$ {preview}" if tool == "bash" else preview
-        call = ToolCallUpdate(
+    def _pending_call(self, tool: str, args: dict[str, Any], shown: str) -> ToolCallUpdate:
+        return ToolCallUpdate(
             tool_call_id=self.current_call,
             title=updates.title_of(tool, args),
             kind=updates.kind_of(tool),
             status="pending",
             content=[helpers.tool_content(helpers.text_block(shown))],
         )
-        return await self._permission(tool, call)
+
+    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
+        if tool in EDIT_TOOLS:
+            return True  # asked in apply_edit, where the diff is known
+        shown = f"$ {preview}" if tool == "bash" else preview
+        return await self._permission(tool, self._pending_call(tool, args, shown))
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        """With a rule to offer, "allow always" is that rule: for this session, or (a fifth
+        option, `allow_project`) written to the project's permissions.json; without one
+        (a line that did not parse) the four plain options."""
+        if not request.rules:
+            return await super().approve(request)
+        if request.tool in self.always:  # an earlier "always" for this kind of step
+            return Approval.ONCE if self.always[request.tool] else Approval.DENY
+        label = rule_label(request.rules)
+        options = [
+            PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+            PermissionOption(option_id="allow_always", name=f"Allow {label} for this session", kind="allow_always"),
+            PermissionOption(option_id=ALLOW_PROJECT, name=f"Always allow {label} in this project", kind="allow_always"),
+            PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+            PermissionOption(option_id="reject_always", name="Always reject (this session)", kind="reject_always"),
+        ]
+        shown = (f"$ {request.preview}" if request.tool == "bash" else request.preview) + uncovered_note(request)
+        call = self._pending_call(request.tool, request.args, shown)
+        await self.flush()  # the client must know the tool call it is asked about
+        try:
+            answer = await self.conn.request_permission(session_id=self.session_id, tool_call=call, options=options)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # an answer we cannot read is a no
+            log.info("session/request_permission failed: %s", e)
+            return Approval.DENY
+        outcome = answer.outcome
+        chosen = getattr(outcome, "option_id", None) if getattr(outcome, "outcome", None) == "selected" else None
+        approval = {"allow_once": Approval.ONCE, "allow_always": Approval.SESSION,
+                    ALLOW_PROJECT: Approval.ALWAYS}.get(chosen or "", Approval.DENY)
+        if chosen == "reject_always":
+            self.always[request.tool] = False
+        if approval is not Approval.DENY:
+            self.send(helpers.update_tool_call(call.tool_call_id, status="in_progress"))
+        return approval
 
     async def ask_user(self, question: str) -> str | None:
         return None  # stable ACP has no question to the person: the model decides and says so

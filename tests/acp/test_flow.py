@@ -54,7 +54,10 @@ async def test_fizzbuzz_fix_with_the_diff_asked_and_allowed(start, workspace, mo
     asked = [tc for tc, _ in client.permissions]
     assert [tc.kind for tc in asked] == ["execute", "edit", "execute"]
     options = client.permissions[0][1]
-    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    # allow once; allow the rule for this session; always allow it in this project (the approval rules)
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "allow_always", "reject_once", "reject_always"]
+    assert [o.option_id for o in options][2] == "allow_project" and "in this project" in options[2].name
+    assert [o.kind for o in client.permissions[1][1]] == ["allow_once", "allow_always", "reject_once", "reject_always"]
     assert PYTEST in asked[0].content[0].content.text
     (diff,) = asked[1].content
     assert diff.type == "diff" and diff.path == str((workspace / "fizzbuzz.py").resolve())
@@ -233,3 +236,19 @@ async def test_embedded_context_and_resource_links_reach_the_model(start, worksp
     ])
     task = model.requests[0]["messages"][-1]["content"]
     assert "look at these" in task and f"[attached: {f}]" in task and "SELECTED = True" in task
+
+
+async def test_always_allow_in_this_project_writes_the_rule_for_the_next_session(start, workspace, model):
+    from agent_lsp.agent import permissions
+
+    model.add(tool_call("bash", {"command": "echo one > a.txt"}), reply("one"),
+              tool_call("bash", {"command": "echo two > b.txt && echo three"}), reply("two"))
+    client = EditorClient(answers=["allow_project"])
+    conn, _ = await start(client)
+    first = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    assert (await conn.prompt(session_id=first.session_id, prompt=[text_block("first")])).stop_reason == "end_turn"
+    rules = permissions.read_rules(workspace)
+    assert rules.allow == ["bash(echo*)"]
+    second = await conn.new_session(cwd=str(workspace), mcp_servers=[])  # a new session: the project's rule
+    assert (await conn.prompt(session_id=second.session_id, prompt=[text_block("second")])).stop_reason == "end_turn"
+    assert (workspace / "b.txt").read_text() == "two\n" and len(client.permissions) == 1
