@@ -72,7 +72,7 @@ sys.exit(1 if bad else 0)
 run(['-c', closure, libs], 'checking that bundled/requirements.txt covers every requirement');
 
 // The server must import from the bundle alone: -S (no site-packages) -I (no PYTHON* env, no cwd).
-const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; from agent_lsp.agent.permissions import judge; assert judge('bash', {'command': 'ls'}, [], []).unparsed; print(sys.version.split()[0])`;
+const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; from agent_lsp.agent.permissions import judge; v = judge('bash', {'command': 'ls && git status'}, ['bash(ls*)'], []); assert not v.unparsed and v.unmatched == ['git status'], v; assert judge('bash', {'command': 'echo $(id)'}, [], []).unparsed; print(sys.version.split()[0])`;
 run(['-S', '-I', '-B', '-c', check], 'importing the server from bundled/libs');
 
 let files = 0;
