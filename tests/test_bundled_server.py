@@ -69,19 +69,25 @@ async def test_commands_do_not_see_the_bundled_libs(workspace, monkeypatch):
     assert "[unset]" in out, out
 
 
-def test_without_tree_sitter_shell_lines_are_asked_not_split(monkeypatch):
-    """The bundled libs carry no tree-sitter (platform wheels): a bash line is then judged
-    unparsed (asked), and a deny rule still matches."""
+def test_without_tree_sitter_plain_lines_are_split_and_the_rest_asked(monkeypatch):
+    """The bundled libs carry no tree-sitter (platform wheels): a plain list of commands is
+    still split (permissions._split_plain) and judged by the rules; anything richer is
+    judged unparsed (asked); a deny rule matches either way."""
     from agent_lsp.agent import permissions
 
     monkeypatch.setitem(sys.modules, "tree_sitter_bash", None)  # what `import` sees when it is not installed
     permissions._parser.cache_clear()
     try:
-        assert permissions.split_command("ls && rm -rf build") is None
+        assert permissions._parser() is None
+        assert permissions.split_command("ls && rm -rf build") == ["ls", "rm -rf build"]
         verdict = permissions.judge("bash", {"command": "ls && git status"}, ["bash(ls)", "bash(git status)"], [])
-        assert verdict.unparsed and not verdict.allowed
+        assert not verdict.unparsed and verdict.allowed
+        richer = permissions.judge("bash", {"command": "ls $(git status)"}, ["bash(ls*)", "bash(git status)"], [])
+        assert richer.unparsed and not richer.allowed
         denied = permissions.judge("bash", {"command": "ls && rm -rf build"}, [], ["bash(rm -rf*)"])
         assert denied.denied_by == "bash(rm -rf*)"
+        denied = permissions.judge("bash", {"command": "ls && (rm -rf build)"}, [], ["bash(rm -rf*)"])
+        assert denied.unparsed and denied.denied_by == "bash(rm -rf*)"
     finally:
         monkeypatch.undo()
         permissions._parser.cache_clear()
