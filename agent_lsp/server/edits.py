@@ -93,8 +93,13 @@ def workspace_edit(
     *,
     needs_confirmation: bool,
     create_file: bool,
+    edits: list[tuple[types.Range, str]] | None = None,
 ) -> types.WorkspaceEdit:
-    """One WorkspaceEdit in `documentChanges` form (annotations only survive there)."""
+    """One WorkspaceEdit in `documentChanges` form (annotations only survive there).
+
+    `edits`: minimal_edits(change, encoding) when the caller has them already (the inline
+    review computed them to show the pending change).
+    """
     annotation_id = "agent-lsp"
     verb = "create" if change.is_new_file else ("edit" if change.tool == "edit_file" else "rewrite")
     annotation = types.ChangeAnnotation(
@@ -104,7 +109,7 @@ def workspace_edit(
     )
     text_edits = [
         types.AnnotatedTextEdit(range=rng, new_text=text, annotation_id=annotation_id)
-        for rng, text in minimal_edits(change, encoding)
+        for rng, text in (edits if edits is not None else minimal_edits(change, encoding))
     ]
     doc_edit = types.TextDocumentEdit(
         text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),

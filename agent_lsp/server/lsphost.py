@@ -90,6 +90,7 @@ class LspHost(Host):
         doc, version = fresh
         opts = self.ls.config.options
         needs_confirmation = not self.ls.config.settings.auto_approve
+        edits = None
         if needs_confirmation and self.ls.inline_review():
             # No preview in this client: the edit waits as diagnostics until Accept / Reject.
             edits = await asyncio.to_thread(minimal_edits, change, self.ls.encoding)
@@ -100,6 +101,7 @@ class LspHost(Host):
                 return fresh
             doc, version = fresh
             needs_confirmation = False  # accepted already: applying it must not ask again
+            # (the document still holds change.before, checked just above: the same edits apply)
         edit = await asyncio.to_thread(  # a big rewrite's diff must not hold up the editor's requests
             workspace_edit,
             change,
@@ -108,6 +110,7 @@ class LspHost(Host):
             self.ls.encoding,
             needs_confirmation=needs_confirmation,
             create_file=change.is_new_file and self._client_creates_files(),
+            edits=edits,
         )
         label = f"agent: {change.tool} {change.display_path}"
         try:
