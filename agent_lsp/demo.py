@@ -19,31 +19,10 @@ from .agent.settings import Settings
 
 TASK = "run the tests, fix the bug, run them again"
 
-FIZZBUZZ = '''def fizzbuzz(n):
-    """Return the FizzBuzz sequence from 1 to n inclusive."""
-    out = []
-    for i in range(1, n):
-        if i % 15 == 0:
-            out.append("FizzBuzz")
-        elif i % 3 == 0:
-            out.append("Fizz")
-        elif i % 5 == 0:
-            out.append("Buzz")
-        else:
-            out.append(str(i))
-    return out
-'''
-
-TEST = '''from fizzbuzz import fizzbuzz
-
-
-def test_length():
-    assert len(fizzbuzz(15)) == 15
-
-
-def test_last_is_fizzbuzz():
-    assert fizzbuzz(15)[-1] == "FizzBuzz"
-'''
+# The demo's files are the built-in eval task's (`agent-lsp eval --tasks fizzbuzz`): one copy.
+_REPO = Path(__file__).resolve().parent / "evals" / "builtin" / "fizzbuzz" / "repo"
+FIZZBUZZ = (_REPO / "fizzbuzz.py").read_text(encoding="utf-8")
+TEST = (_REPO / "test_fizzbuzz.py").read_text(encoding="utf-8")
 
 HOW_TO = """agent-lsp demo: no model answers at {url} ({why}).
 Point the agent at an OpenAI-compatible endpoint, then run the demo again:
