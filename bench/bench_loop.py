@@ -41,9 +41,9 @@ import httpx  # noqa: E402
 
 from agent_lsp.agent.diskhost import DiskHost  # noqa: E402
 from agent_lsp.agent.loop import Session  # noqa: E402
-from agent_lsp.agent.paths import Workspace  # noqa: E402
+from agent_lsp.agent.workspace.paths import Workspace  # noqa: E402
 from agent_lsp.agent.settings import Settings  # noqa: E402
-from agent_lsp.agent.transcript import Transcript  # noqa: E402
+from agent_lsp.agent.state.transcript import Transcript  # noqa: E402
 import tests.scripted_model as _sm  # noqa: E402
 from tests.scripted_model import ScriptedModel, reply, tool_call  # noqa: E402
 

@@ -41,10 +41,10 @@ from make_tree import RARE_LITERAL, describe, ensure_tree  # noqa: E402
 
 from agent_lsp.agent.context import ToolContext  # noqa: E402
 from agent_lsp.agent.diskhost import DiskHost  # noqa: E402
-from agent_lsp.agent.paths import Workspace  # noqa: E402
+from agent_lsp.agent.workspace.paths import Workspace  # noqa: E402
 from agent_lsp.agent.settings import Settings  # noqa: E402
 from agent_lsp.agent.tools.search import grep, list_files  # noqa: E402
-from agent_lsp.agent.walk import rg_binary  # noqa: E402
+from agent_lsp.agent.workspace.scan import rg_binary  # noqa: E402
 
 GOAL = 1.5
 

@@ -444,7 +444,7 @@ async def cold_starts(root: Path, n: int) -> dict:
             out["floor_exit"].append(spawn_to_exit("import pygls.lsp.server, os; os._exit(0)"))
         engine = subprocess.run(
             [sys.executable, "-c", "import sys, agent_lsp.cli, agent_lsp.server.app, agent_lsp.server.features;"
-             "print(sorted(m for m in ('httpx', 'agent_lsp.agent.loop', 'agent_lsp.agent.tools', 'agent_lsp.agent.llm')"
+             "print(sorted(m for m in ('httpx', 'agent_lsp.agent.loop', 'agent_lsp.agent.tools', 'agent_lsp.agent.model.llm')"
              " if m in sys.modules))"], capture_output=True, text=True, cwd=HERE.parent)
         out["engine_at_start"] = engine.stdout.strip()
     finally:

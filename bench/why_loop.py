@@ -49,7 +49,7 @@ def apply(config: str) -> None:
         stub.current_async_library = lambda: "asyncio"  # type: ignore[attr-defined]
         sys.modules["sniffio"] = stub
     if "drain" in config:
-        from agent_lsp.agent import llm
+        from agent_lsp.agent.model import llm
         original = llm.read_stream
 
         async def draining(lines):

@@ -44,10 +44,10 @@ sys.path.insert(0, str(HERE.parent))
 
 from make_tree import ensure_tree  # noqa: E402
 
-from agent_lsp.agent import walk  # noqa: E402
+from agent_lsp.agent.workspace import scan as walk  # noqa: E402
 from agent_lsp.agent.context import ToolContext  # noqa: E402
 from agent_lsp.agent.diskhost import DiskHost  # noqa: E402
-from agent_lsp.agent.paths import Workspace  # noqa: E402
+from agent_lsp.agent.workspace.paths import Workspace  # noqa: E402
 from agent_lsp.agent.settings import Settings  # noqa: E402
 from agent_lsp.agent.tools.search import MAX_FILES, MAX_MATCHES, grep, list_files  # noqa: E402
 

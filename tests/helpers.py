@@ -19,10 +19,10 @@ from agent_lsp.agent.diskhost import DiskHost
 from agent_lsp.agent.dispatch import run_tool
 from agent_lsp.agent.host import EditOutcome, EditStatus, Event, FileChange
 from agent_lsp.agent.loop import Session
-from agent_lsp.agent.paths import Workspace
+from agent_lsp.agent.workspace.paths import Workspace
 from agent_lsp.agent.registry import TOOLS
 from agent_lsp.agent.settings import Settings
-from agent_lsp.agent.transcript import Transcript
+from agent_lsp.agent.state.transcript import Transcript
 
 KEY = "sk-test-KEY-7f3a9c1e5b2d4680-distinctive"
 
@@ -175,7 +175,7 @@ def assert_paired(messages: list[dict]) -> None:
 
 
 def is_summary_request(body: dict) -> bool:
-    from agent_lsp.agent.compaction import SUMMARY_PROMPT
+    from agent_lsp.agent.model.compaction import SUMMARY_PROMPT
 
     return body["messages"][0]["content"] == SUMMARY_PROMPT
 

@@ -26,7 +26,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from agent_lsp.server.edits import PositionMap, units
-from agent_lsp.server.jsonish import plain
+from agent_lsp.jsonish import plain
 
 CLIENTS = ["visual-studio-code", "neovim@v0.10.0", "emacs"]
 
@@ -193,7 +193,7 @@ def capabilities(name: str, *, stream: bool = False, ask: bool = False, encoding
                  annotations: bool = True, agent_lsp: dict[str, Any] | None = None):
     """A preset's capabilities; `annotations` as the documented configs declare them.
 
-    docs/editors/ (Neovim, eglot) add changeAnnotationSupport, because they show a diff
+    nvim-client/ and emacs-client/ add changeAnnotationSupport, because they show a diff
     before asking; `annotations=False` is the stock client, which gets the inline review.
     """
     caps = copy.deepcopy(_preset(name))  # parsing the JSON preset is slow; callers change the copy
@@ -253,12 +253,17 @@ async def start_editor(
 
 
 async def stop_editor(editor: Editor) -> None:
+    await stop_client(editor.client)
+
+
+async def stop_client(client: LanguageClient) -> None:
+    """shutdown, exit, and the server process gone: each step bounded, none can fail a teardown."""
     try:
-        await asyncio.wait_for(editor.client.shutdown_session(), 5)
+        await asyncio.wait_for(client.shutdown_session(), 5)
     except Exception:
         pass
     try:
-        await asyncio.wait_for(editor.client.stop(), 5)
+        await asyncio.wait_for(client.stop(), 5)
     except Exception:
         pass
 

@@ -482,10 +482,11 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routing --------------------------------------------------------------
 
     def do_GET(self) -> None:
-        """``GET /v1/models``: some clients probe it before chatting."""
-        if self.path.rstrip("/").endswith("/models"):
+        """``GET /v1/models``: some clients probe it before chatting (``models=None``: no such route)."""
+        if self.path.rstrip("/").endswith("/models") and self.model.models is not None:
+            self.model.model_lists += 1
             self._send_json(200, {"object": "list", "data": [
-                {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "tests"}]})
+                {"id": m, "object": "model", "created": 0, "owned_by": "tests"} for m in self.model.models]})
         else:
             self._send_json(404, _error(f"no route for GET {self.path}", "not_found_error"))
 
@@ -718,8 +719,11 @@ class ScriptedModel:
         accept_dict_arguments: bool = False,
         port: int = 0,
         log_path: str | Path | None = None,
+        models: Iterable[str] | None = (MODEL_ID,),
     ) -> None:
         self.require_key = require_key
+        self.models = list(models) if models is not None else None  # what GET /models lists
+        self.model_lists = 0  # how many times GET /models was answered
         self.accept_dict_arguments = accept_dict_arguments
         self.port = port
         self.log_path = Path(log_path) if log_path else None

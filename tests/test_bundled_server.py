@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from agent_lsp.agent.settings import Settings
-from agent_lsp.agent.walk import rg_binary
+from agent_lsp.agent.workspace.scan import rg_binary
 from tests.helpers import call_tool, make_ctx
 
 
@@ -70,16 +70,20 @@ async def test_commands_do_not_see_the_bundled_libs(workspace, monkeypatch):
 
 
 def test_without_tree_sitter_plain_lines_are_split_and_the_rest_asked(monkeypatch):
-    """The bundled libs carry no tree-sitter (platform wheels): a plain list of commands is
-    still split (permissions._split_plain) and judged by the rules; anything richer is
-    judged unparsed (asked); a deny rule matches either way."""
-    from agent_lsp.agent import permissions
+    """The bundled libs carry no tree-sitter (platform wheels): a plain line is still read
+    (agent/cmdline/plain.py) and judged by the rules; anything richer is judged unparsed
+    (asked); a deny rule matches either way."""
+    from agent_lsp.agent.cmdline import parse as cmdline_parse
+    from agent_lsp.agent.policy import permissions
+
+    def split(line: str) -> list[str]:
+        return [c.text for c in cmdline_parse.parse(line).commands]
 
     monkeypatch.setitem(sys.modules, "tree_sitter_bash", None)  # what `import` sees when it is not installed
-    permissions._parser.cache_clear()
+    cmdline_parse._parser.cache_clear()
     try:
-        assert permissions._parser() is None
-        assert permissions.split_command("ls && rm -rf build") == ["ls", "rm -rf build"]
+        assert cmdline_parse._parser() is None
+        assert split("ls && rm -rf build") == ["ls", "rm -rf build"]
         verdict = permissions.judge("bash", {"command": "ls && git status"}, ["bash(ls)", "bash(git status)"], [])
         assert not verdict.unparsed and verdict.allowed
         richer = permissions.judge("bash", {"command": "ls $(git status)"}, ["bash(ls*)", "bash(git status)"], [])
@@ -90,5 +94,5 @@ def test_without_tree_sitter_plain_lines_are_split_and_the_rest_asked(monkeypatc
         assert denied.unparsed and denied.denied_by == "bash(rm -rf*)"
     finally:
         monkeypatch.undo()
-        permissions._parser.cache_clear()
-    assert permissions.split_command("ls && git status") == ["ls", "git status"]
+        cmdline_parse._parser.cache_clear()
+    assert split("ls && git status") == ["ls", "git status"]

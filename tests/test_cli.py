@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.demo import FIZZBUZZ as DEMO_FIZZBUZZ
+from agent_lsp.terminal.demo import FIZZBUZZ as DEMO_FIZZBUZZ
 from tests.helpers import KEY, assert_requests_extend, no_violations  # noqa: F401 (autouse fixture)
 from tests.scripted_model import ScriptedModel, call, reply, tool_call, tool_calls
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.agent import settings_files
+from agent_lsp.agent.policy import settings_files
 from tests.helpers import no_violations  # noqa: F401 (autouse fixture)
 from tests.scripted_model import reply, tool_call
 from tests.test_cli import agent

@@ -6,9 +6,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-import pytest
-
-from agent_lsp.agent.diagnostics import LineMap, Problem, Target, new_problems, problem, problems_text
+from agent_lsp.agent.diagnostics.problems import LineMap, Problem, Target, new_problems, problem, problems_text
 from agent_lsp.agent.host import FileChange
 from agent_lsp.lspclient.pool import ServerPool, matches
 
@@ -115,10 +113,9 @@ async def test_an_editor_seen_to_be_slow_gets_a_longer_quiet_period(tmp_path):
     """A linter that shows an edit's problem 0.9 s later: once that is seen, unchanged answers are awaited longer."""
     import time as _time
 
-    from agent_lsp.agent import diagnostics as D
     from agent_lsp.agent.context import ToolContext
     from agent_lsp.agent.diskhost import DiskHost
-    from agent_lsp.agent.paths import Workspace
+    from agent_lsp.agent.workspace.paths import Workspace
     from agent_lsp.agent.settings import Settings
 
     class Slow(DiskHost):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_lsp.agent import guards, llm
+from agent_lsp.agent import guards
+from agent_lsp.agent.model import llm
 from agent_lsp.agent.settings import Settings
 from tests.helpers import (
     Conversation,

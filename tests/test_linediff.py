@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from agent_lsp.agent import linediff
+from agent_lsp.agent.workspace import linediff
 from agent_lsp.agent.host import FileChange
 from agent_lsp.server.edits import apply_edits, line_starts, minimal_edits
 

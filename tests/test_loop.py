@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.agent import compaction, llm
-from agent_lsp.agent.loop import CANCELLED_RESULT, CUT_OFF_NOTE, open_session
+from agent_lsp.agent.model import compaction, llm
+from agent_lsp.agent.loop import CANCELLED_RESULT, CUT_OFF_NOTE
+from agent_lsp.agent.setup import open_session
 from agent_lsp.agent.prompt import BASE
 from tests.helpers import (
     Conversation,
@@ -29,7 +30,7 @@ from tests.helpers import (
     settings_for,
     wait_until,
 )
-from agent_lsp.demo import FIZZBUZZ  # the demo's own buggy fizzbuzz
+from agent_lsp.terminal.demo import FIZZBUZZ  # the demo's own buggy fizzbuzz
 from tests.scripted_model import call, reply, tool_call, tool_calls
 
 PY = shlex.quote(sys.executable)

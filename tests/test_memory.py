@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from agent_lsp.agent import memory
+from agent_lsp.agent.state import memory
 from tests.helpers import (
     KEY,
     last_tool_results,

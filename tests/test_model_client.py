@@ -9,9 +9,9 @@ from email.utils import formatdate
 
 import pytest
 
-from agent_lsp.agent import llm
-from agent_lsp.agent.llm import ModelClient, ModelError
-from agent_lsp.agent.loop import open_session
+from agent_lsp.agent.model import llm
+from agent_lsp.agent.model.llm import ModelClient, ModelError
+from agent_lsp.agent.setup import open_session
 from tests.helpers import KEY, RecordingHost, make_session, no_violations, settings_for  # noqa: F401
 from tests.scripted_model import ScriptedModel, call, reply, tool_call, tool_calls
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_lsp.agent import past_sessions
-from agent_lsp.agent.transcript import Transcript
+from agent_lsp.agent.state import past_sessions
+from agent_lsp.agent.state.transcript import Transcript
 
 
 def test_a_transcript_records_its_workspace_and_reads_back(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""Approvals that remember, per shell segment: rules in .agent-lsp/permissions.json, split with tree-sitter-bash.
+"""Approvals that remember, per shell segment: rules in .agent-lsp/permissions.json, judged by agent/cmdline.
 
 The loop runs against the scripted model; the Host answers approvals from a script and
 records each question, so a test can tell "ran unasked" from "asked and allowed".
@@ -14,9 +14,13 @@ from typing import Any, Iterable
 
 import pytest
 
-from agent_lsp.agent import permissions, settings_files, trust
+from agent_lsp.agent import facehost
+from agent_lsp.agent.policy import permissions, settings_files, trust
 from agent_lsp.agent.host import Approval, ApprovalRequest
-from agent_lsp.agent.permissions import DENIED, split_command, suggest_rule
+from agent_lsp.agent.policy.gate import DENIED
+from agent_lsp.agent.cmdline import parse as cmdline_parse
+from agent_lsp.agent.cmdline.offer import offer_rule
+from agent_lsp.agent.cmdline.parse import parse
 from tests.helpers import RecordingHost, last_tool_results, make_session, no_violations  # noqa: F401
 from tests.scripted_model import reply, tool_call
 
@@ -61,6 +65,12 @@ async def run(workspace: Path, model, host, *commands: str, **settings: Any) -> 
 # ------------------------------------------------------------------ the split
 
 
+def split_command(line: str) -> list[str] | None:
+    """The simple commands the judge sees in `line`, outermost first; None when it cannot judge the line."""
+    parsed = parse(line)
+    return None if parsed.error else [c.text for c in parsed.commands]
+
+
 def test_split_finds_every_simple_command():
     assert split_command("cd a && npm test | tee log; rm -rf x $(whoami)") == \
         ["cd a", "npm test", "tee log", "rm -rf x $(whoami)", "whoami"]
@@ -77,7 +87,7 @@ def test_split_finds_every_simple_command():
     ("ls -la src", "bash(ls*)"),
 ])
 def test_a_rule_is_the_prefix_a_person_would_generalise(command, rule):
-    assert suggest_rule(command) == rule
+    assert offer_rule(parse(command).commands[0].values()) == rule
 
 
 # ------------------------------------------------------------------ the gate in the loop
@@ -104,15 +114,17 @@ async def test_a_compound_command_asks_naming_the_uncovered_segment(workspace, m
     assert out == DENIED and (workspace / "build").is_dir()
     [asked] = host.requests
     assert asked.unmatched == ["rm -rf build"] and asked.rules == ["bash(rm*)"]
-    assert "not covered by a rule: `rm -rf build`" in permissions.describe(asked)
+    assert "not covered by a rule: `rm -rf build`" in facehost.describe(asked)
 
 
-async def test_a_command_substitution_is_a_segment_of_its_own(workspace, model):
+async def test_a_command_substitution_is_asked_about_with_the_command_around_it(workspace, model):
     write_rules(workspace, allow=["bash(echo*)"])
     host = ApprovingHost([Approval.ONCE])
     [out] = await run(workspace, model, host, "echo $(printf curl-x)")
     assert out.startswith("curl-x")
-    assert [r.unmatched for r in host.requests] == [["printf curl-x"]]
+    [asked] = host.requests  # `echo $(…)` is not a plain command: no rule covers it, none is offered
+    assert asked.unmatched == ["echo $(printf curl-x)", "printf curl-x"] and asked.rules == []
+    assert "`$(printf curl-x)` expands when the line runs" in facehost.describe(asked)
 
 
 async def test_an_unparsable_line_asks_and_offers_no_rule(workspace, model):
@@ -215,11 +227,11 @@ def test_chat_session_answer_covers_the_rest_of_the_chat_only(workspace, model):
     from tests.test_cli import agent
 
     model.add(tool_call("bash", {"command": "git --version"}), reply("one"),
-              tool_call("bash", {"command": "git --version && git --help"}), reply("two"))
+              tool_call("bash", {"command": "git --version && git --version --build-options"}), reply("two"))
     r = agent(["chat"], cwd=workspace, base_url=model.base_url, stdin="first\ns\nsecond\n")
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("allow? [y]es / [s]ession / [a]lways / [N]o") == 1, r.stderr
-    assert "allow `git` for this session" in r.stderr
+    assert "allow `git --version` for this session" in r.stderr
     assert not permissions.permissions_path(workspace).exists()
 
 
@@ -229,7 +241,7 @@ def test_chat_session_answer_covers_the_rest_of_the_chat_only(workspace, model):
 @pytest.fixture
 def no_tree_sitter(monkeypatch):
     """The .vsix's server carries no platform binaries: no bash parser."""
-    monkeypatch.setattr(permissions, "_parser", lambda: None)
+    monkeypatch.setattr(cmdline_parse, "_parser", lambda: None)
 
 
 @pytest.mark.parametrize("line, want", [
@@ -237,11 +249,13 @@ def no_tree_sitter(monkeypatch):
     ("grep -r foo . | head -5; git status", ["grep -r foo .", "head -5", "git status"]),
     ("npm test;", ["npm test"]),
     ("echo 'a && b'", ["echo 'a && b'"]),
-    ("echo $(curl x)", None), ("echo `id`", None), ("(cd x && make)", None), ("ls > out.txt", None),
-    ("cat <<EOF", None), ("a\nb", None), ("if true; then x; fi", None), ("FOO=1 make", None),
+    ("ls > out.txt", ["ls > out.txt"]), ("a\nb", ["a", "b"]), ("FOO=1 make", ["FOO=1 make"]),
+    ("echo ok#; touch M", ["echo ok#", "touch M"]),
+    ("echo $(curl x)", None), ("echo `id`", None), ("(cd x && make)", None),
+    ("cat <<EOF", None), ("if true; then x; fi", None),
     ("echo 'open", None), ("; ls", None), ("a && && b", None), ("x ;; y", None),
 ])
-def test_without_a_parser_only_plain_lists_are_split(no_tree_sitter, line, want):
+def test_without_a_parser_only_plain_lines_are_split(no_tree_sitter, line, want):
     assert split_command(line) == want
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from agent_lsp.agent.host import FileChange
-from agent_lsp.agent.preview import colour, unified
+from agent_lsp.agent.workspace.diffview import colour, unified
 from tests.scripted_model import reply, tool_call
 
 

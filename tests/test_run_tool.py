@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.agent.dispatch import DENIED, MAX_RESULT_CHARS
+from agent_lsp.agent.policy.gate import DENIED
+from agent_lsp.agent.dispatch import MAX_RESULT_CHARS
 from agent_lsp.agent.registry import TOOLS, Tool, tool
 from tests.helpers import (
     KEY,

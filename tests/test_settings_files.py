@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from agent_lsp.agent import settings_files, trust
+from agent_lsp.agent.policy import settings_files, trust
 from agent_lsp.agent.host import Host
 from tests.scripted_model import ScriptedModel, reply
 from tests.test_cli import agent

@@ -7,9 +7,9 @@ import asyncio
 import json
 import time
 
-from agent_lsp.agent import llm
+from agent_lsp.agent.model import llm
 from agent_lsp.agent.loop import CANCELLED_RESULT
-from agent_lsp.agent.tools.agents import CHILD_PROMPT, NEST
+from agent_lsp.agent.tools.subagents import CHILD_PROMPT, NEST
 from tests.helpers import (
     RecordingHost,
     assert_paired,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_lsp.agent.tools.interact import NOBODY
-from agent_lsp.agent.walk import rg_binary
+from agent_lsp.agent.workspace.scan import rg_binary
 from tests.helpers import KEY, RecordingHost, call_tool, make_ctx
 
 

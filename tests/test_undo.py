@@ -9,8 +9,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from agent_lsp.agent import checkpoints
-from agent_lsp.undo_cli import EXIT_NOTHING, EXIT_UNDONE, undo_folder
+from agent_lsp.agent.state import checkpoints
+from agent_lsp.terminal.commands import EXIT_NOTHING, EXIT_UNDONE, undo_folder
 from tests.helpers import RecordingHost, make_session, no_violations  # noqa: F401
 from tests.scripted_model import reply, tool_call
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent_lsp.agent.llm import Reply
-from agent_lsp.agent.usage import Usage
+from agent_lsp.agent.model.llm import Reply
+from agent_lsp.agent.model.usage import Usage
 from tests.helpers import RecordingHost, make_session, no_violations  # noqa: F401 (autouse fixture)
 from tests.scripted_model import reply, tool_call
 

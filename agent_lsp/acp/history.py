@@ -9,14 +9,11 @@ replaying both gives the history the session had when it stopped.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-from ..agent import compaction
-from ..agent.transcript import state_dir
-
-SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
+from ..agent.model import compaction
+from ..agent.state import past_sessions, state_dir
 
 
 class HistoryError(ValueError):
@@ -24,7 +21,7 @@ class HistoryError(ValueError):
 
 
 def transcript_path(session_id: str) -> Path:
-    if not isinstance(session_id, str) or not SESSION_ID.match(session_id):
+    if not isinstance(session_id, str) or not past_sessions.SESSION_ID.match(session_id):
         raise HistoryError(f"not a session id of this agent: {session_id!r}")
     path = state_dir() / f"{session_id}.jsonl"
     if not path.is_file():

@@ -15,9 +15,10 @@ from typing import Any, Iterator
 from acp import helpers
 from acp.schema import PlanEntry, ToolCallLocation, ToolKind
 
-from ..agent.dispatch import DENIED, parse_arguments
-from ..agent.messages import message_text
-from ..agent.paths import PathError, Workspace
+from ..agent.policy.gate import DENIED
+from ..agent.dispatch import parse_arguments
+from ..agent.model.messages import message_text
+from ..agent.workspace.paths import PathError, Workspace
 
 TITLE_CHARS = 100
 RESULT_CHARS = 4_000  # what a tool call shows of its result (the model gets all of it)
@@ -102,8 +103,16 @@ def start_update(call_id: str, name: str, raw: Any, workspace: Workspace) -> Any
         kind=kind_of(name),
         status="pending",
         locations=locations_of(name, args, workspace),
-        raw_input=args if args else (raw if isinstance(raw, str) else None),
+        raw_input=raw_input(raw, args),
     )
+
+
+def raw_input(raw: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments as an object (clients type-check rawInput): the parsed ones, or
+    what the model sent under "arguments" when it did not parse."""
+    if args or not isinstance(raw, str) or not raw.strip():
+        return args
+    return {"arguments": raw}
 
 
 def failed(result: str) -> bool:
@@ -113,11 +122,12 @@ def failed(result: str) -> bool:
 def result_update(call_id: str, result: str, extra: list[Any] | None = None) -> Any:
     shown = result if len(result) <= RESULT_CHARS else result[:RESULT_CHARS] + "\n…"
     content = list(extra or []) + [helpers.tool_content(helpers.text_block(shown))]
+    bad = failed(result)
     return helpers.update_tool_call(
         call_id,
-        status="failed" if failed(result) else "completed",
+        status="failed" if bad else "completed",
         content=content,
-        raw_output=result,
+        raw_output={"error" if bad else "output": shown},  # an object: clients type-check rawOutput
     )
 
 

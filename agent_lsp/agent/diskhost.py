@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from .context import read_disk_text
-from .fileio import write_text_atomic
+from .facehost import read_current, stale_reason
 from .host import EditOutcome, EditStatus, FileChange, Host
+from .workspace.textio import read_disk_text, write_text_atomic
 
 
 class DiskHost(Host):
@@ -18,19 +18,14 @@ class DiskHost(Host):
 
 def apply_to_disk(change: FileChange) -> EditOutcome:
     """Write `change.after` unless the file no longer holds `change.before` (then it is stale)."""
-    path = change.path
+    current, unreadable = read_current(change.path, read_disk_text)
+    if unreadable:
+        return EditOutcome(EditStatus.FAILED, unreadable)
+    stale = stale_reason(change, current, "file on disk")
+    if stale:
+        return EditOutcome(EditStatus.STALE, stale)
     try:
-        if change.before is None:
-            if path.exists():
-                return EditOutcome(EditStatus.STALE, "the file was created meanwhile")
-        else:
-            try:
-                current = read_disk_text(path)
-            except FileNotFoundError:
-                return EditOutcome(EditStatus.STALE, "the file was deleted meanwhile")
-            if current != change.before:
-                return EditOutcome(EditStatus.STALE, "the file on disk changed meanwhile")
-        write_text_atomic(path, change.after)
-    except (OSError, UnicodeDecodeError) as e:
+        write_text_atomic(change.path, change.after)
+    except OSError as e:
         return EditOutcome(EditStatus.FAILED, f"{type(e).__name__}: {e}")
     return EditOutcome(EditStatus.ACCEPTED)

@@ -16,9 +16,9 @@ from typing import Any
 
 from .context import ToolContext
 from .host import Event
-from .paths import PathError
-from . import checkpoints
-from .permissions import DENIED  # noqa: F401  (re-exported: tests and faces use it)
+from .workspace.paths import PathError
+from .state import checkpoints
+from .policy.gate import DENIED  # noqa: F401  (re-exported: tests and faces use it)
 from .registry import Tool, check_arguments
 
 MAX_RESULT_CHARS = 20_000
@@ -56,7 +56,7 @@ def trace_line(name: str, raw: Any) -> str:
     return f"→ {name}({shown})"
 
 
-def preview(name: str, args: dict[str, Any], lines: int = 10) -> str:
+def call_summary(name: str, args: dict[str, Any], lines: int = 10) -> str:
     """What a person needs to see to say yes or no: the command, or the path and the new text."""
     if "command" in args:
         return str(args["command"])
@@ -100,14 +100,14 @@ async def run_tool(ctx: ToolContext, call: dict[str, Any], available: dict[str, 
             out = f"error: unknown tool {name!r}; available tools: {', '.join(available)}"
         else:
             args = check_arguments(t, parse_arguments(raw))
-            shown = t.describe(args) if t.describe is not None else preview(name, args)
+            shown = t.describe(args) if t.describe is not None else call_summary(name, args)
             refusal = await ctx.gate.check(ctx, name, args, scrub(shown)) if t.gated else None
             if refusal is not None:
                 out = refusal
             else:
                 if ctx.changes is not None and checkpoints.is_command(t):
                     # a command may change any file: bracket it with snapshots (in git) for undo
-                    out = await ctx.changes.around_command(lambda: t.fn(ctx, **args))
+                    out = await ctx.changes.around_command(lambda: t.fn(ctx, **args), ctx.host)
                 else:
                     out = await t.fn(ctx, **args)
                 if not isinstance(out, str):

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .usage import Usage
+from .model.usage import Usage
 
 MAX_COMPACTIONS = 2
 LOOP_WARN, LOOP_STOP = 3, 4

@@ -13,6 +13,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+# The tools whose question is the edit itself (its diff, in apply_edit): no rules are offered for them.
+EDIT_TOOLS = frozenset({"edit_file", "write_file"})
+
 
 @dataclass(frozen=True)
 class FileChange:
@@ -79,18 +82,31 @@ class Approval(str, Enum):
     DENY = "deny"
 
 
+class CannotAsk(Exception):
+    """Raised by a Host that has no way to put this question to a person (the editor cannot
+    show it, or never answered). Its message says so plainly: it is what the model is told,
+    and the step is not run."""
+
+
 @dataclass(frozen=True)
 class ApprovalRequest:
     """A gated call the rules did not cover. `unmatched`: the shell segments (or the tool) no
     allow rule covers; `rules`: what a "session"/"always" answer would remember (empty: only
-    once or deny make sense, e.g. a line that did not parse)."""
+    once or deny make sense, e.g. a line that did not parse); `reasons`: why no rule covers
+    it, one line each; `must_ask`: why it is asked even under --yes / autoApprove (a Host
+    that would answer by itself must ask the person then, and with no one there deny).
+    `sandbox`: for a command, how it will run — {sandboxed, mode, network, summary}
+    (agent/sandbox/); faces show `summary`."""
 
     tool: str
     args: dict[str, Any]
-    preview: str
+    summary: str  # the call as a person reads it (the command line, the tool and its arguments)
     unmatched: list[str]
     rules: list[str]
     unparsed: bool = False
+    reasons: list[str] = field(default_factory=list)
+    must_ask: str | None = None
+    sandbox: dict[str, Any] | None = None
 
 
 class Host:
@@ -108,13 +124,13 @@ class Host:
         """Propose `change`; return once it is accepted and on disk, or refused."""
         return EditOutcome(EditStatus.REJECTED, "no host can apply edits")
 
-    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
+    async def confirm(self, tool: str, args: dict[str, Any], summary: str) -> bool:
         """Ask the person before a gated action (a command, a write). False means no."""
         return False
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         """Ask about a call no rule covers. A face that cannot offer rules answers once or deny via `confirm`."""
-        return Approval.ONCE if await self.confirm(request.tool, request.args, request.preview) else Approval.DENY
+        return Approval.ONCE if await self.confirm(request.tool, request.args, request.summary) else Approval.DENY
 
     async def ask_user(self, question: str) -> str | None:
         """Put a question to the person; None when nobody can answer."""
@@ -124,12 +140,19 @@ class Host:
         """Ask whether the project at `root` may use what `question` lists. Never a silent yes."""
         return False
 
-    async def run_command(self, command: str, cwd: Path, timeout: float) -> str | None:
+    def edited_since(self, since: float) -> set[Path]:
+        """Files the person changed in the editor since `since` (time.monotonic()); none known here."""
+        return set()
+
+    async def run_command(self, command: str, cwd: Path, timeout: float, sandboxed: Any = None) -> str | None:
         """Run an approved bash command where the person can watch it (an editor's terminal).
 
         Return the result text for the model (output, then `[exit N]`), or None to use the
         local process-group runner. A Host that runs it must keep the runner's promises:
         stop it at `timeout`, cap the output, and kill it when the turn is cancelled.
+        `sandboxed` is the command as it must run (a sandbox.Wrapped): a terminal runs
+        `sandboxed.terminal()` (the sandbox and the scrubbed environment inside the argv),
+        never the bare `command`.
         """
         return None
 

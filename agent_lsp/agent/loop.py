@@ -10,22 +10,25 @@ run one after another, in the order the model asked for them.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from . import checkpoints, compaction, guards
+from .state import checkpoints
+from .model import compaction
+from . import guards
 from .context import ToolContext
 from .dispatch import run_tool
 from .host import Event, Host
-from .llm import ModelClient, ModelError, Reply
-from .messages import message_text
-from .paths import Workspace
+from .model.llm import ModelClient, ModelError, Reply
+from .model.messages import message_text
+from .workspace.paths import Workspace
 from .prompt import system_prompt
 from .registry import TOOLS, Tool
+from .sandbox import start_notes
+from .sandbox.choices import from_settings
 from .settings import Settings
-from .transcript import Transcript
-from .usage import Usage
+from .state.transcript import Transcript
+from .model.usage import Usage
+from .outcome import TurnResult
 from . import tools as _tools  # noqa: F401  (registers the tools)
 
 CANCELLED_RESULT = "error: cancelled by the user before this finished"
@@ -38,20 +41,6 @@ STEP_LIMIT_NOTE = (
     "Stop: the step limit of {n} tool rounds is reached. Do not call tools. Summarize what you did, "
     "what state the work is in, and what is left to do."
 )
-
-
-@dataclass
-class TurnResult:
-    status: str  # "done" | "cancelled" | "stepLimit" | "tokenLimit" | "loopGuard" | "compactionLimit" | "error"
-    answer: str
-    steps: int
-    error: str | None = None
-    prompt_tokens: int = 0  # summed over the turn's model calls (usage.py)
-    completion_tokens: int = 0
-    tokens_estimated: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "answer": self.answer, "steps": self.steps}
 
 
 class Session:
@@ -73,7 +62,7 @@ class Session:
         }
         self.schemas = [t.schema for t in self.tools.values()]
         self.base_tools = dict(self.tools)
-        # Tool sources beside the registry (MCP servers: agent/mcp.py); their tools join at a turn's start.
+        # Tool sources beside the registry (MCP servers: agent/mcp/source.py); their tools join at a turn's start.
         self.sources: list[Any] = []
         self.system = system  # a system prompt of its own (a spawn_agent child), else prompt.py's
         self.ctx.session = self
@@ -82,7 +71,17 @@ class Session:
         self._turn_start = 0
         self.compactions = 0
         self.guards = guards.TaskGuards()  # this task's tokens, repeated failures and compactions
+        self.sandbox_said = False  # the sandbox's start line (none can start here, ...) is said once
         self.reset()
+
+    def fork(self, host: Host, settings: Settings, *, system: str, tools: dict[str, Tool],
+             transcript: Any = None) -> "Session":
+        """A child on the same workspace with its own history, Host, settings and tools (spawn_agent)."""
+        child = Session(self.workspace, host, settings, transcript=transcript, system=system)
+        child.sandbox_said = True  # the parent said it already
+        child.tools, child.base_tools = dict(tools), dict(tools)
+        child.schemas = [t.schema for t in tools.values()]
+        return child
 
     # ------------------------------------------------------------ history
 
@@ -130,7 +129,11 @@ class Session:
         self.guards = guards.TaskGuards(max_tokens=self.settings.max_task_tokens)
         self.ctx.changes = checkpoints.TaskChanges.begin(self.workspace.root, task)  # what undo reverts
         steps = 0
-        try:
+        try:  # from here on a cancel, even during the first await, ends the turn as "cancelled"
+            if not self.sandbox_said:
+                self.sandbox_said = True
+                for line in await asyncio.to_thread(start_notes, from_settings(self.settings), self.workspace.roots):
+                    self.host.emit(Event("status", line))
             if self.sources or len(self.tools) != len(self.base_tools):
                 await self._open_sources()
             while steps < self.settings.max_steps:
@@ -318,13 +321,3 @@ class Session:
     def _parallel_safe(self, call: dict[str, Any]) -> bool:
         t = self.tools.get((call.get("function") or {}).get("name") or "")
         return t is not None and t.read_only and not t.gated
-
-
-
-
-def open_session(root: Path | str, host: Host, settings: Settings, *, transcript: bool = True) -> Session:
-    """A session on one folder, with a transcript under the XDG state dir."""
-    ws = Workspace([Path(root)])
-    tr = Transcript(scrub=settings.scrub, roots=ws.roots) if transcript else None
-    return Session(ws, host, settings, transcript=tr)
-

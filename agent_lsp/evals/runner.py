@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..agent.compaction import estimate_tokens, message_size
+from ..agent.model.compaction import estimate_tokens, message_size
 from ..agent.settings import Settings
 from .task import Task
 

@@ -25,8 +25,8 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
-from ..agent.fileio import write_text_atomic
-from ..server.commands import RUN_TASK
+from ..agent.workspace.textio import write_text_atomic
+from ..server.command_args import RUN_TASK
 from ..server.edits import line_starts, units
 
 ENCODING = types.PositionEncodingKind.Utf16.value
@@ -89,7 +89,9 @@ def make_client(log: Any) -> LanguageClient:
     def on_question(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         actions = list(params.actions or [])
         allow = next((a for a in actions if a.title == "Allow"), actions[0] if actions else None)
-        print(f"(allowed: {params.message.splitlines()[-1] if params.message else ''})", file=log, flush=True)
+        lines = (params.message or "").splitlines()
+        asked = lines[1] if len(lines) > 1 and lines[0].startswith("agent-lsp wants to") else (lines or [""])[-1]
+        print(f"(allowed: {asked})", file=log, flush=True)  # the command line, not the sandbox line after it
         return allow
 
     @client.feature(types.WINDOW_LOG_MESSAGE)
@@ -130,6 +132,11 @@ async def drive(workspace: Path, prompt: str, max_steps: int, command_timeout: f
                 change_annotation_support=types.ChangeAnnotationsSupportOptions(groups_on_label=True)),
             workspace_folders=True,
         ),
+        # it answers the command questions (window/showMessageRequest): a client that declares
+        # no window capabilities is not asked them (server/reach.py)
+        window=types.WindowClientCapabilities(
+            show_message=types.ShowMessageRequestClientCapabilities(
+                message_action_item=types.ClientShowMessageActionItemOptions(additional_properties_support=False))),
         general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),
     )
     uri = from_fs_path(str(workspace)) or ""

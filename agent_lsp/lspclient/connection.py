@@ -22,8 +22,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
 
 from .. import __version__
-from ..agent.tools.shell import SECRET_VARS
-from ..server.jsonish import plain
+from ..agent.childproc import SECRET_VARS
+from ..jsonish import plain
 
 log = logging.getLogger("agent_lsp.lspclient")
 

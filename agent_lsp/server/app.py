@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,10 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from .clients import COC
 from .config import ServerConfig
-from .review import ReviewQueue
+from .conformance import Conformance
+from .review_queue import ReviewQueue
 
 log = logging.getLogger("agent_lsp.server")
 
@@ -49,8 +52,8 @@ def _problems(exc: BaseException) -> str:
     return re.sub(r"(?<=[a-z])_([a-z])", lambda m: m.group(1).upper(), text)  # JSON spells fields in camelCase
 
 
-class AgentProtocol(LanguageServerProtocol):
-    """pygls' protocol, plus two repairs:
+class AgentProtocol(Conformance, LanguageServerProtocol):
+    """pygls' protocol, plus the JSON-RPC rules of conformance.py, and two repairs:
 
     - `$/cancelRequest` for a running task's request really cancels it (pygls cancels
       only the request's outer future; the command's coroutine would go on);
@@ -99,6 +102,8 @@ class AgentServer(LanguageServer):
         self.background: set[asyncio.Task] = set()
         self._doc_waiters: dict[str, list[asyncio.Future]] = {}
         self.review = ReviewQueue(self)
+        # uri -> (when the editor last changed or saved it (monotonic), saved?)
+        self.person_edits: dict[str, tuple[float, bool]] = {}
 
     # ------------------------------------------------------------ client facts
 
@@ -127,6 +132,8 @@ class AgentServer(LanguageServer):
             return True
         if mode == "preview":
             return False
+        if getattr(getattr(self, "editor_client", None), "kind", "") == COC:
+            return True  # coc's "Confirm edits" shows a label, not the change (clients.py)
         return not self.client_has("workspace.workspace_edit.change_annotation_support")
 
     @property
@@ -146,6 +153,10 @@ class AgentServer(LanguageServer):
     def open_document(self, uri: str):
         """The open document for `uri`, or None when the editor does not have it open."""
         return self.workspace.text_documents.get(uri)
+
+    def person_edited(self, uri: str, saved: bool) -> None:
+        """The editor changed or saved `uri` (undo must not revert what the person did meanwhile)."""
+        self.person_edits[uri] = (time.monotonic(), saved)
 
     def document_changed(self, uri: str) -> None:
         for fut in self._doc_waiters.pop(uri, []):

@@ -1,7 +1,8 @@
 """Which editor is on the other end, and what its stock setup cannot do.
 
 Most people first try a server with the editor's stock client and one line of
-config, not with our snippets (docs/editors/). Two clients need the server to adapt:
+config, not with our plugins (nvim-client/, emacs-client/). Some clients need the server
+to adapt:
 
 - eglot runs `workspace/executeCommand` synchronously (Emacs blocked, 10 s timeout,
   no didChange while it waits), so for eglot commands are detached unless the person
@@ -17,7 +18,11 @@ config, not with our snippets (docs/editors/). Two clients need the server to ad
   know), which make Emacs read again.
 - a stock client cannot be asked to save (`agentLsp/saveDocument`), so the server
   writes accepted edits itself; what that costs the person is said once in the log,
-  with the snippet that avoids it.
+  with the plugin that avoids it.
+- coc.nvim (Vim or Neovim, `clientInfo.name` "coc.nvim") declares changeAnnotationSupport
+  but its "Confirm edits" shows only a label, and answers `applied: true` after a "No":
+  it gets the inline review by default, and accepted edits are saved through coc itself
+  (save_by_rename.py).
 """
 
 from __future__ import annotations
@@ -33,10 +38,13 @@ from typing import Any
 from lsprotocol import types
 
 from .config import _section
+from .readgate import ReadGate
 
 log = logging.getLogger("agent_lsp.server")
 
-EGLOT, NEOVIM, VSCODE, HELIX = "eglot", "neovim", "vscode", "helix"
+EGLOT, NEOVIM, VSCODE, HELIX, COC, LSP_MODE = "eglot", "neovim", "vscode", "helix", "coc", "lsp-mode"
+# clients that run workspace/executeCommand synchronously with a 10 s timeout: commands detach by default
+DETACHED_BY_DEFAULT = (EGLOT, LSP_MODE)
 
 # eglot 1.9's code-action kinds, in its order: the fingerprint of old eglots
 EGLOT_ACTION_KINDS = [
@@ -45,8 +53,9 @@ EGLOT_ACTION_KINDS = [
 ]
 
 SNIPPETS = {
-    EGLOT: "docs/editors/eglot.el",
-    NEOVIM: "docs/editors/nvim.lua (0.10+) or docs/editors/nvim-0.7.lua",
+    EGLOT: "The package in emacs-client/ ((require 'agent-lsp) (agent-lsp-setup))",
+    NEOVIM: "The plugin in nvim-client/ (require(\"agent-lsp\").setup({}))",
+    LSP_MODE: "emacs-client/agent-lsp-lsp-mode.el",
 }
 
 
@@ -74,8 +83,12 @@ def identify(params: types.InitializeParams) -> Client:
 
 def _kind_of_name(name: str) -> str:
     n = name.lower()
+    if n == "coc.nvim":  # Vim or Neovim with coc.nvim: its own client, not Neovim's
+        return COC
     if "eglot" in n:
         return EGLOT
+    if n == "emacs":  # lsp-mode 8 sends exactly this (eglot: no clientInfo, or a name with "eglot")
+        return LSP_MODE
     if "neovim" in n or n == "nvim":
         return NEOVIM
     if "visual studio code" in n or "vscode" in n or "code-server" in n or "code - oss" in n:
@@ -123,7 +136,7 @@ def _looks_like_old_eglot(caps: types.ClientCapabilities | None) -> bool:
 
 
 def has_snippet(ls: Any) -> bool:
-    """Did the client come with our config (docs/editors/*)? They all announce experimental.agentLsp."""
+    """Did the client come with our plugin (nvim-client/, emacs-client/)? They announce experimental.agentLsp."""
     exp = getattr(ls.client_capabilities, "experimental", None)
     return isinstance(exp, dict) and isinstance(exp.get("agentLsp"), dict)
 
@@ -135,7 +148,9 @@ def adapt(ls: Any, params: types.InitializeParams) -> None:
         log.info("client: %s (from %s: %s)", client.kind, client.how, client.name)
     if client.kind == EGLOT:
         Flusher(ls.protocol).install()
-    if client.kind == EGLOT and "detachCommands" not in _section(params.initialization_options) \
+    if client.kind == LSP_MODE:
+        ReadGate(ls.protocol).install()
+    if client.kind in DETACHED_BY_DEFAULT and "detachCommands" not in _section(params.initialization_options) \
             and "detach_commands" not in _section(params.initialization_options):
         ls.config.options.detach_commands = True
 
@@ -155,6 +170,15 @@ def explain(ls: Any) -> None:
             "Flymake diagnostic (eglot's code actions carry only this server's own), C-c a t for a task, "
             "and your own language server beside agent-lsp through rass."
         )
+    elif client.kind == LSP_MODE:
+        text = (
+            "agent-lsp: lsp-mode without the agent-lsp package. Commands run detached (no 10 s timeout) "
+            "and Accept agent edit carries the edit, so every server of the buffer hears it; but lsp-mode "
+            "sends each agentLsp.* command to every server that executes commands, and accepted edits are "
+            f"written to disk by the server. {SNIPPETS[LSP_MODE]} ((require 'agent-lsp-lsp-mode)) sends the "
+            "commands to agent-lsp alone, saves through Emacs (no \"changed on disk\" question), and adds "
+            "C-c a t for a task and C-c a f to fix any server's diagnostic."
+        )
     else:
         text = (
             f"agent-lsp: Neovim without the agent-lsp config (recognised by {client.how}). Accepted edits "
@@ -169,12 +193,12 @@ def explain(ls: Any) -> None:
 def wrote_behind_buffer(ls: Any, path: Path) -> None:
     """The server wrote `path` while the editor holds it open; say once what that means here."""
     client: Client = getattr(ls, "editor_client", UNKNOWN)
-    if client.kind == EGLOT:
+    if client.kind in (EGLOT, LSP_MODE):
         text = (
-            f"agent-lsp: wrote {path.name} to disk behind its Emacs buffer (stock eglot cannot be asked to "
+            f"agent-lsp: wrote {path.name} to disk behind its Emacs buffer (a stock Emacs client cannot be asked to "
             "save). Emacs may ask \"changed on disk; discard your edits?\" at the agent's next edit of it "
             "(answer no) and \"changed since visited; save anyway?\" on your next save (answer yes): the "
-            f"buffer holds the same text. {SNIPPETS[EGLOT]} avoids this: the server asks Emacs to save."
+            f"buffer holds the same text. {SNIPPETS[client.kind]} avoids this: the server asks Emacs to save."
         )
     elif client.kind == NEOVIM:
         text = (

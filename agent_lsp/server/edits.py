@@ -15,7 +15,7 @@ from itertools import accumulate
 
 from lsprotocol import types
 
-from ..agent import linediff
+from ..agent.workspace import linediff
 from ..agent.host import FileChange
 
 _EOL = re.compile(r"\r\n|\r|\n")

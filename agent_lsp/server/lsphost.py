@@ -25,16 +25,16 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
-from ..agent.context import read_disk_text
-from ..agent.fileio import write_text_atomic
-from ..agent.host import Approval, ApprovalRequest, EditOutcome, EditStatus, Event, FileChange, Host
-from ..agent.permissions import describe, rule_label
-from . import clients
+from ..agent.facehost import Choice, FaceHost, Question, read_current, stale_reason
+from ..agent.host import CannotAsk, EditOutcome, EditStatus, Event, FileChange
+from ..agent.workspace.textio import read_disk_text, write_text_atomic
+from ..jsonish import jsonable, plain
+from . import clients, reach, save_by_rename
 from .app import AgentServer
 from .edits import minimal_edits, workspace_edit
-from .jsonish import jsonable, plain
+from .review_queue import APPLIED, REJECTED
 
 log = logging.getLogger("agent_lsp.server")
 
@@ -43,11 +43,9 @@ ASK_REQUEST = "agentLsp/askUser"
 SAVE_REQUEST = "agentLsp/saveDocument"
 DIAGNOSTICS_REQUEST = "agentLsp/diagnostics"
 SAVE_TIMEOUT = 10.0  # seconds for the editor to answer a save request before the server writes itself
-ALLOW, DENY = "Allow once", "Deny"
-TRUST, DONT_TRUST = "Trust", "Don't trust"
 
 
-class LspHost(Host):
+class LspHost(FaceHost):
     def __init__(self, ls: AgentServer, progress_token: str | None = None) -> None:
         self.ls = ls
         self.progress_token = progress_token
@@ -57,6 +55,28 @@ class LspHost(Host):
         self.can_diagnose = bool(ls.experimental("diagnostics"))
         self.tokens = ""  # the task's token count so far, as the last `usage` event said it
         self.last_report = ""
+
+    def edited_since(self, since: float) -> set[Path]:
+        """Files the person saved, or holds unsaved edits of, that the editor reported since `since`.
+
+        A didChange alone can be the editor reloading a file a command rewrote (its buffer then
+        equals the disk): only a save, or a buffer that differs from the disk, is the person's.
+        """
+        out: set[Path] = set()
+        for uri, (when, saved) in self.ls.person_edits.items():
+            if when < since:
+                continue
+            path = Path(to_fs_path(uri) or "")
+            if not path.is_absolute():
+                continue
+            doc = self.ls.open_document(uri)
+            try:
+                disk = path.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                disk = None
+            if saved or (doc is not None and doc.source != disk):
+                out.add(path.resolve())
+        return out
 
     # ------------------------------------------------------------ reading
 
@@ -68,14 +88,11 @@ class LspHost(Host):
 
     async def _fresh(self, change: FileChange, uri: str):
         """(open document or None, its version) when `change` still fits what is there; else a STALE outcome."""
-        if change.read is not None and change.before is not None and change.read != change.before:
-            # write_file's content was written from what the agent read; proposing it now
-            # would quietly undo what the person (or a command) changed since.
-            return EditOutcome(EditStatus.STALE, "the file changed since you last read it")
         doc = self.ls.open_document(uri)
         if doc is not None:
-            if change.before is None or doc.source != change.before:
-                return EditOutcome(EditStatus.STALE, "the open document differs from the text the edit was made for")
+            stale = stale_reason(change, doc.source, "open document")
+            if stale:
+                return EditOutcome(EditStatus.STALE, stale)
             return doc, doc.version
         stale = await asyncio.to_thread(_disk_stale, change)
         if stale:
@@ -90,12 +107,22 @@ class LspHost(Host):
         doc, version = fresh
         opts = self.ls.config.options
         needs_confirmation = not self.ls.config.settings.auto_approve
+        may_send = reach.applies_edits(self.ls)
+        if not may_send and doc is None and not needs_confirmation:
+            return await self._write_itself(change, confirmed=False)  # approved up front, no buffer to change
         edits = None
-        if needs_confirmation and self.ls.inline_review():
-            # No preview in this client: the edit waits as diagnostics until Accept / Reject.
+        if (needs_confirmation and (self.ls.inline_review() or not may_send)) or (not may_send and doc is not None):
+            # No preview in this client (or no applyEdit at all): the edit waits as diagnostics
+            # until Accept / Reject; for some clients Accept carries the edit itself (reach.py).
             edits = await asyncio.to_thread(minimal_edits, change, self.ls.encoding)
-            if not await self.ls.review.decide(uri, change, edits):
+            carries = reach.accept_carries_edit(self.ls) and doc is not None
+            decision = await self.ls.review.decide_edit(uri, change, edits, carries_edit=carries)
+            if decision == REJECTED:
                 return EditOutcome(EditStatus.REJECTED, "rejected in the inline review")
+            if decision == APPLIED:  # the client applied the action's edit: its buffer holds the new text
+                return await self._on_disk(uri, change, confirmed=True)
+            if not may_send:  # accepted by command, for a file the editor does not hold: the server writes it
+                return await self._write_itself(change, confirmed=False)
             fresh = await self._fresh(change, uri)  # the person may have typed, or opened it, meanwhile
             if isinstance(fresh, EditOutcome):
                 return fresh
@@ -114,7 +141,11 @@ class LspHost(Host):
         )
         label = f"agent: {change.tool} {change.display_path}"
         try:
-            result = await self.ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
+            result = await reach.answer(
+                self.ls, self.ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label)))
+        except reach.NoAnswer:
+            return EditOutcome(EditStatus.REJECTED, reach.unanswered(
+                self.ls, f"the edit of {change.display_path}", "the edit was not made"))
         except JsonRpcException as e:  # eglot: -32603 "User cancelled server edit"
             return EditOutcome(EditStatus.REJECTED, _error_text(e))
         except asyncio.CancelledError:
@@ -135,10 +166,20 @@ class LspHost(Host):
                     # Neovim 0.12 answers applied: true after a decline: the buffer is the truth.
                     return EditOutcome(EditStatus.REJECTED, "the editor reported success but the document did not change")
                 return EditOutcome(EditStatus.STALE, "the document does not hold the edited text")
+        return await self._on_disk(uri, change, confirmed)
+
+    async def _on_disk(self, uri: str, change: FileChange, confirmed: bool) -> EditOutcome:
+        """The edit is accepted: the editor saves it (when it can), else the server writes it."""
+        if confirmed and save_by_rename.wanted(self.ls):  # coc.nvim: its own write of its buffer
+            if await save_by_rename.save(self.ls, change.path, uri, change.after):
+                return EditOutcome(EditStatus.ACCEPTED)
         if self.can_save:
             outcome = await self._editor_save(uri, change, confirmed)
             if outcome is not None:
                 return outcome
+        return await self._write_itself(change, confirmed)
+
+    async def _write_itself(self, change: FileChange, confirmed: bool) -> EditOutcome:
         try:
             wrote = await asyncio.to_thread(_sync_disk, change.path, change.after)
         except OSError as e:
@@ -222,48 +263,37 @@ class LspHost(Host):
 
     # ------------------------------------------------------------ questions
 
-    async def _choose(self, message: str, titles: list[str], what: str) -> str | None:
-        """A Warning `window/showMessageRequest` with these buttons: the title picked, or None
-        (dismissed, or a client that failed to ask: never a yes)."""
+    async def choose(self, question: Question) -> Choice | None:
+        """A Warning `window/showMessageRequest` with one button per choice: the one picked, or None
+        (dismissed, or a client that failed to ask: never a yes). CannotAsk when this client
+        cannot show it, or never answers (reach.py)."""
+        if not reach.shows_questions(self.ls):
+            raise CannotAsk(reach.cannot_show(self.ls, question.text))
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message=message,
-            actions=[types.MessageActionItem(title=t) for t in titles],
+            message=question.text,
+            actions=[types.MessageActionItem(title=c.label) for c in question.choices],
         )
         try:
-            answer = await self.ls.window_show_message_request_async(params)
+            answer = await reach.answer(self.ls, self.ls.window_show_message_request_async(params))
+        except reach.NoAnswer:
+            raise CannotAsk(reach.unanswered(self.ls, "the question", "that step was not run")) from None
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            log.info("showMessageRequest (%s) failed: %s", what, e)
+            log.info("showMessageRequest (%s) failed: %s", question.kind, e)
             return None
-        return getattr(answer, "title", None)
-
-    async def confirm(self, tool: str, args: dict[str, Any], preview: str) -> bool:
-        if tool in ("edit_file", "write_file"):
-            return True  # the edit's own preview is where the person says yes or no
-        what = "run" if tool == "bash" else f"use {tool}:"
-        return await self._choose(f"agent-lsp wants to {what}\n{preview}", [ALLOW, DENY], tool) == ALLOW
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        """Allow once / Allow `<rule>` for this session / Always allow `<rule>` in this project / Deny."""
-        label = rule_label(request.rules)
-        titles = {ALLOW: Approval.ONCE}
-        if request.rules:
-            titles[f"Allow {label} for this session"] = Approval.SESSION
-            titles[f"Always allow {label} in this project"] = Approval.ALWAYS
-        titles[DENY] = Approval.DENY
-        chosen = await self._choose(describe(request), list(titles), request.tool)
-        return titles.get(chosen or "", Approval.DENY)
-
-    async def trust_project(self, root: Path, question: str) -> bool:
-        return await self._choose(f"agent-lsp: {question}", [TRUST, DONT_TRUST], "trust") == TRUST
+        title = getattr(answer, "title", None)
+        return next((c for c in question.choices if c.label == title), None)
 
     async def ask_user(self, question: str) -> str | None:
         if not self.can_ask:
             return None
         try:
-            result = await self.ls.protocol.send_request_async(ASK_REQUEST, {"question": question})
+            result = await reach.answer(self.ls, self.ls.protocol.send_request_async(ASK_REQUEST, {"question": question}))
+        except reach.NoAnswer:
+            reach.unanswered(self.ls, "the agent's question", "the agent decides itself")
+            return None
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -305,12 +335,8 @@ class LspHost(Host):
 
 
 def _disk_stale(change: FileChange) -> str | None:
-    try:
-        if change.before is None:
-            return "the file was created meanwhile" if change.path.exists() else None
-        return None if read_disk_text(change.path) == change.before else "the file on disk changed meanwhile"
-    except (OSError, UnicodeDecodeError) as e:
-        return f"cannot read the file: {e}"
+    current, unreadable = read_current(change.path, read_disk_text)
+    return unreadable or stale_reason(change, current, "file on disk")
 
 
 def _sync_disk(path: Path, text: str) -> bool:

@@ -20,6 +20,9 @@ def serve(args: argparse.Namespace | None = None, log_file: str | None = None) -
     if log_file:
         handlers.append(logging.FileHandler(log_file))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers)
+    from .conformance import one_line_logs
+
+    one_line_logs(handlers)  # no traceback reaches an editor's stderr buffer
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     logging.getLogger("httpx").setLevel(logging.WARNING)
     # pygls reads stdin in a worker thread, so every message crosses threads a few times;

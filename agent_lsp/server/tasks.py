@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from ..agent import mcp_config, settings_files
-from ..agent.diagnostics import Target, final_note
-from ..agent.paths import Workspace
-from ..agent.transcript import Transcript
+from ..agent.diagnostics.problems import Target
+from ..agent.diagnostics.watch import final_note
+from ..agent.outcome import TurnResult, cancelled_before_start, finished, outcome_line
+from ..agent.setup import TrustDecisions, attach_mcp, settings_files_for
+from ..agent.state.transcript import Transcript
+from ..agent.workspace.paths import Workspace
 from .app import AgentServer
 
 if TYPE_CHECKING:  # the engine (the loop, httpx, the tools) is imported when the first task starts
-    from ..agent.loop import Session, TurnResult
+    from ..agent.loop import Session
     from .lsphost import LspHost
 
 log = logging.getLogger("agent_lsp.server")
@@ -47,16 +49,16 @@ class TaskRunner:
         self.ls = ls
         self.session: Session | None = None
         self.current: asyncio.Task[TurnResult] | None = None
+        self.starting: asyncio.Task | None = None  # a task's start-up (progress, settings, trust, MCP)
         self.request_id: Any = None
         self.cancel_requested = False
         self.warm = False
-        self.declined: dict[Path, dict[str, str]] = {}  # trust said no to, this session (asked once)
-        self.mcp_declined: dict[Path, dict[str, str]] = {}  # MCP entries trust said no to, per root
+        self.trust_decisions = TrustDecisions()  # a "no" to trust holds while the editor is connected
         self._mcp_notes: list[str] = []
 
     @property
     def busy(self) -> bool:
-        return self.current is not None and not self.current.done()
+        return self.starting is not None or (self.current is not None and not self.current.done())
 
     # ------------------------------------------------------------ cancel
 
@@ -64,6 +66,9 @@ class TaskRunner:
         if not self.busy:
             return False
         self.cancel_requested = True
+        if self.starting is not None:  # still starting (its progress shows): the start-up stops
+            self.starting.cancel()
+            return True
         assert self.current is not None
         self.current.cancel()
         return True
@@ -108,22 +113,33 @@ class TaskRunner:
         """
         if self.busy:
             raise TaskError("the agent is already working on a task; cancel it first (agentLsp.cancel)")
-        workspace = self.workspace_for(file)
-        if not self.warm:  # once, off the loop: the engine's imports (~0.2 s) and cattrs' code for edits (~0.1 s)
-            await asyncio.to_thread(_warm_engine, self.ls.protocol._converter)
-            self.warm = True
-        self.ls.review.clear()  # nothing of an earlier task stays up for review
-        token = await self._begin_progress(title, text)
-        from .lsphost import LspHost
-
-        host = LspHost(self.ls, token)
-        await self._use_settings_files(workspace.root, host)
-        session = self._session(workspace, host)
-        await session.client.prepare()
-        session.ctx.diagnostics.begin_task(Target.of(file, fix) if fix is not None and file is not None else None)
-        await self._use_mcp(session, workspace.root)
-        self.cancel_requested = False
+        self.starting, self.cancel_requested = asyncio.current_task(), False
         self.request_id = self.ls.protocol.msg_id
+        token = None
+        try:
+            workspace = self.workspace_for(file)
+            if not self.warm:  # once, off the loop: the engine's imports (~0.2 s) and cattrs' code for edits (~0.1 s)
+                await asyncio.to_thread(_warm_engine, self.ls.protocol._converter)
+                self.warm = True
+            self.ls.review.clear()  # nothing of an earlier task stays up for review
+            token = await self._begin_progress(title, text)
+            from .lsphost import LspHost
+
+            host = LspHost(self.ls, token)
+            await self._use_settings_files(workspace.root, host)  # may wait on a trust question
+            session = self._session(workspace, host)
+            await session.client.prepare()
+            session.ctx.diagnostics.begin_task(Target.of(file, fix) if fix is not None and file is not None else None)
+            await self._use_mcp(session, workspace.root)
+        except asyncio.CancelledError:
+            if not self.cancel_requested:
+                raise
+            if (task := asyncio.current_task()) is not None:
+                task.uncancel()  # this request goes on, to answer that the task was cancelled
+            self.request_id = None
+            return await self._report(cancelled_before_start(), token)
+        finally:
+            self.starting = None
         self.current = asyncio.ensure_future(session.run_turn(text))
         if token is not None:
             self._bridge_progress_cancel(token)
@@ -136,39 +152,34 @@ class TaskRunner:
         assert self.current is not None
         turn = self.current
         try:
-            result = await asyncio.shield(turn)
-        except asyncio.CancelledError:
-            # Our own request was cancelled (server shutting down): take the turn with us.
-            turn.cancel()
-            raise
+            result = await finished(turn)  # our own request cancelled (server shutting down) takes the turn with it
         except Exception as e:  # a bug in the loop must still end the task cleanly
             log.exception("task failed")
-            from ..agent.loop import TurnResult
-
             result = TurnResult("error", f"internal error: {type(e).__name__}: {e}", 0)
         finally:
             self.request_id = None
+        return await self._report(result, token)
+
+    async def _report(self, result: TurnResult, token: str | None) -> dict[str, Any]:
+        """How the task ended, where the editor shows it: the progress end, the log, the answer."""
         await self._fix_state(result)
-        outcome = _outcome_line(result)
+        outcome = outcome_line(result)
         if token is not None:
             self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
         self.ls.log_line(f"[{result.status}] {outcome}")
         if self.ls.config.options.show_answer:
-            kind = {
-                "done": types.MessageType.Info,
-                "cancelled": types.MessageType.Warning,
-                "stepLimit": types.MessageType.Warning,
-                "tokenLimit": types.MessageType.Warning,
-                "loopGuard": types.MessageType.Warning,
-                "compactionLimit": types.MessageType.Warning,
-            }.get(result.status, types.MessageType.Error)
+            kind = (types.MessageType.Warning if result.at_limit or result.status == "cancelled"
+                    else types.MessageType.Info if result.status == "done" else types.MessageType.Error)
             self.ls.show(f"agent: {result.answer}" if result.answer else f"agent: {outcome}", kind)
         return result.as_dict()
 
     async def _fix_state(self, result: TurnResult) -> None:
-        """A fix task's answer ends by saying whether the problem is gone (agent/diagnostics.py)."""
+        """A fix task's answer ends by saying whether the problem is gone (agent/diagnostics/)."""
         ctx = self.session.ctx if self.session is not None else None
-        if ctx is None or ctx.diagnostics.target is None or result.status in ("cancelled", "error"):
+        if ctx is None or ctx.diagnostics.target is None:
+            return
+        if result.status in ("cancelled", "error"):  # no claim about a problem the task did not finish on
+            ctx.diagnostics.target = None
             return
         try:
             note = await final_note(ctx)
@@ -182,12 +193,7 @@ class TaskRunner:
 
     async def _use_settings_files(self, root: Path, host: LspHost) -> None:
         """The workspace's settings files under the editor's settings; trust asked once per session."""
-        files = settings_files.read(root)
-        trusted = files.trusted()
-        if not trusted and self.declined.get(root) != files.subjects():
-            trusted = await settings_files.ensure_trusted(host, files)
-            if not trusted:
-                self.declined[root] = files.subjects()
+        files, trusted = await settings_files_for(host, root, self.trust_decisions, self.ls.config.workspace)
         before = (self.ls.config.files, self.ls.config.trusted)
         notes = self.ls.config.use_files(files, trusted)
         if before != (files, trusted):
@@ -196,7 +202,7 @@ class TaskRunner:
 
     async def _use_mcp(self, session: Session, root: Path) -> None:
         """The workspace's MCP servers for the session (kept while their configuration holds)."""
-        notes = await mcp_config.attach(session, root, self.mcp_declined.setdefault(root, {}))
+        notes = await attach_mcp(session, root, self.trust_decisions)
         if notes != self._mcp_notes:
             for note in notes:
                 self.ls.log_line(f"agent-lsp: {note}", types.MessageType.Warning)
@@ -246,15 +252,3 @@ def _warm_engine(converter) -> None:
     from .edits import warm_converter
 
     warm_converter(converter)
-
-
-def _outcome_line(result: TurnResult) -> str:
-    steps = f"{result.steps} step{'s' if result.steps != 1 else ''}"
-    return {
-        "done": f"done in {steps}",
-        "cancelled": f"cancelled after {steps}",
-        "stepLimit": f"stopped at the step limit after {steps}",
-        "tokenLimit": f"stopped at maxTaskTokens after {steps}",
-        "loopGuard": f"stopped by the loop guard after {steps}",
-        "compactionLimit": f"stopped: the context filled up after {steps}",
-    }.get(result.status, f"failed: {result.answer}")

@@ -10,7 +10,9 @@ exactly those disagreements, in both directions, so the same checks see a real t
 - acplint looks for camelCase update kinds (`agentMessageChunk`, `toolCall`,
   `toolCallUpdate`); the spec's are snake_case (`agent_message_chunk`, ...);
 - acplint answers a permission request with `{optionId: "allow", optionKind}`; the
-  spec's answer is `{outcome: "selected", optionId: <one of the offered ids>}`.
+  spec's answer is `{outcome: "selected", optionId: <one of the offered ids>}`;
+- acplint wants each of session/new's `configOptions` with a `label` (an early draft of
+  config options); the spec's field is `name`.
 
 It also offers `fs.readTextFile` / `fs.writeTextFile` in `initialize` (acplint offers
 nothing but answers those requests in its file_operations category), so that category
@@ -60,6 +62,10 @@ def to_client(msg: dict, pending_permissions: dict) -> dict:
     result = msg.get("result")
     if "method" not in msg and isinstance(result, dict) and result.get("protocolVersion") == 1:
         result["protocolVersion"] = "1"
+    if "method" not in msg and isinstance(result, dict) and isinstance(result.get("configOptions"), list):
+        for option in result["configOptions"]:
+            if isinstance(option, dict) and "name" in option:
+                option.setdefault("label", option["name"])
     return msg
 
 

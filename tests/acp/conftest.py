@@ -23,7 +23,7 @@ async def start(workspace, model, agent_log):
     async with contextlib.AsyncExitStack() as stack:
         async def go(client: EditorClient, *flags: str, root: Path | None = None):
             return await stack.enter_async_context(
-                run_agent(client, root or workspace, model.base_url, agent_log, "--timeout", "10", *flags))
+                run_agent(client, root or workspace, model.base_url, agent_log, "--timeout", "30", *flags))  # a later --timeout wins
 
         yield go
     log = agent_log.read_text() if agent_log.exists() else ""

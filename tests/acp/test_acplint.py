@@ -33,9 +33,10 @@ DISAGREEMENTS = {
     ("initialization", "initialize_v1"): "expects protocolVersion as the string '1'",
     ("initialization", "protocol_version_returned"): "expects protocolVersion as the string '1'",
     ("schema_validation", "schema_initialize"): "expects protocolVersion as the string '1'",
-    ("streaming", "session_update_received"): "sends `content` instead of `prompt`",
     ("streaming", "agent_message_chunk_received"): "sends `content`; looks for `agentMessageChunk`",
     ("streaming", "prompt_stop_reason"): "sends `content` instead of `prompt`, so the prompt is refused",
+    ("session_lifecycle", "new_session"): "wants configOptions with `label` (an early draft); the spec's is `name`",
+    ("schema_validation", "schema_session_new"): "wants configOptions with `label`; the spec's is `name`",
 }
 
 
@@ -94,9 +95,10 @@ def _failures(report: dict) -> set[tuple[str, str]]:
 
 def test_acplint_as_it_comes(workspace, model, tmp_path):
     report = run_acplint(workspace, model, tmp_path, None, shim=False)
-    for category in REQUIRED:
+    for category in REQUIRED:  # every check passes but the disagreements listed above
         s = report["summary"][category]
-        assert s["failed"] == 0 and s["errored"] == 0, (category, s)
+        known = sum(1 for c, _ in DISAGREEMENTS if c == category)
+        assert s["failed"] <= known and s["errored"] == 0, (category, s)
     assert _failures(report) == set(DISAGREEMENTS), [
         (r["category"], r["name"], r.get("message")) for r in report["results"] if r["status"] != "PASS"]
 

@@ -97,3 +97,30 @@ async def test_cancel_during_the_model_request(start, workspace, model):
     answer = await asyncio.wait_for(prompt, 5)
     assert answer.stop_reason == "cancelled" and time.monotonic() - t0 < 1.0
     assert model.wait_for_disconnect(3), "the model request was not aborted"
+
+
+def test_tree_ends_when_the_client_kills_but_does_not_reap_its_child():
+    """Toad kills only the process it started and reaps it when its event loop gets to it:
+    until then that process is a zombie, which `kill -0` still finds. The command's tree
+    must end on the kill, not on the reaping."""
+    import subprocess
+
+    from agent_lsp.acp.client_terminal import TREE_WRAPPER
+
+    _, marker = _sleeper()
+    proc = subprocess.Popen(["/bin/bash", "-c", TREE_WRAPPER, "agent-lsp", "/bin/bash", "-c",
+                             f"sleep {marker} & sleep {marker}"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pgrep(f"^sleep {marker}"), "the command never started"
+        proc.kill()  # no wait(): it stays a zombie, as in a client that reaps late
+        deadline = time.monotonic() + 3
+        while pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not pgrep(f"^sleep {marker}"), "the command outlived the process the client killed"
+    finally:
+        proc.wait()
+        subprocess.run(["pkill", "-KILL", "-f", f"sleep {marker}"])

@@ -35,7 +35,9 @@ async def test_load_replays_and_continues(start, workspace, model):
     conn2, _ = await start(second)
     await conn2.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
     await settle()
-    kinds = [u.session_update for u in second.updates]
+    kinds = [u.session_update for u in second.updates
+             if u.session_update not in ("available_commands_update", "session_info_update")]
+    assert second.of("available_commands_update") and second.of("session_info_update")
     assert kinds == ["user_message_chunk", "tool_call", "plan", "tool_call_update", "tool_call",
                      "tool_call_update", "agent_message_chunk"], kinds
     assert second.updates[0].content.text == "what does a.txt say?"

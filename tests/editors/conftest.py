@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.editors.coc_harness import CocEditor, find_coc
 from tests.editors.harness import Editor, find_editors
 
 
@@ -17,6 +18,12 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"{key}: {got.version} ({got.path})")
         else:
             terminalreporter.write_line(f"{key}: MISSING, its tests were skipped (CI=true fails them): {got}")
+    for key in ("vim9", "nvim012"):
+        coc = find_coc(key)
+        if isinstance(coc, CocEditor):
+            terminalreporter.write_line(f"{key} + coc.nvim: {coc.version} ({coc.path}), coc.nvim at {coc.coc}")
+        else:
+            terminalreporter.write_line(f"{key} + coc.nvim: MISSING, its tests were skipped (CI=true fails them): {coc}")
 
 
 CALC = '''def add(a, b):

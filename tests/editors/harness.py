@@ -5,7 +5,8 @@ Each session gets a fresh HOME and XDG directories in a temp dir (editors write 
 in AGENT_BASE_URL / AGENT_MODEL, exactly as a person's shell would hand them over.
 
 Both editors run as real terminal sessions (`nvim FILE`, `emacs -nw FILE`) on a
-pseudo-terminal, loading the documented config from their init file. Not headless
+pseudo-terminal, loading the plugin (nvim-client/) or the package (emacs-client/) from
+their init file the way the docs say. Not headless
 modes: a headless Neovim's confirm() answers its default button without asking, and a
 batch Emacs never fires idle timers, which is when eglot sends didChange. Either would
 show the server an editor no person uses.
@@ -34,7 +35,8 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = REPO / "docs" / "editors"
+NVIM_PLUGIN = REPO / "nvim-client"  # loaded as a plugin from the runtimepath, as lazy.nvim's `dir` does
+EMACS_PACKAGE = REPO / "emacs-client"  # loaded from load-path, as a checkout is
 HERE = Path(__file__).resolve().parent
 TOOLS = Path(os.environ.get("AGENT_LSP_TOOLS", Path.home() / ".cache" / "agent-lsp-tools"))
 
@@ -163,11 +165,24 @@ def _load_result(path: Path, output: str, rc: int) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def nvim_plugin_init(opts: str = "{}") -> str:
+    """A person's init.lua with the plugin: nvim-client/ on the runtimepath, then setup(OPTS)."""
+    return (f"vim.opt.rtp:prepend({json.dumps(str(NVIM_PLUGIN))})\n"
+            f"require('agent-lsp').setup({opts})\n")
+
+
+def emacs_package_init(before: str = "") -> str:
+    """A person's init.el with the package: emacs-client/ on load-path, then (agent-lsp-setup)."""
+    return (f"{before}(add-to-list 'load-path {json.dumps(str(EMACS_PACKAGE))})\n"
+            "(require 'agent-lsp)\n(agent-lsp-setup)\n")
+
+
 def run_nvim(editor: Editor, config: str | None, file: Path, plan: dict[str, Any], home: Path, model_url: str,
              timeout: float = 40, init_lua: str | None = None) -> Session:
-    """`nvim FILE` in a terminal, docs/editors/CONFIG loaded by init.lua, driven by nvim_driver.lua.
+    """`nvim FILE` in a terminal, the plugin set up by init.lua (CONFIG: its setup() options),
+    driven by nvim_driver.lua.
 
-    `init_lua` instead of a config: a person's own setup (e.g. a stock client, no snippet).
+    `init_lua` instead of a config: a person's own setup (e.g. a stock client, no plugin).
     Not --headless: without a UI Neovim's confirm() returns its default button without
     asking, so the edit confirmation could not be declined.
     """
@@ -175,8 +190,7 @@ def run_nvim(editor: Editor, config: str | None, file: Path, plan: dict[str, Any
     init = home / ".config" / "nvim" / "init.lua"
     init.parent.mkdir(parents=True, exist_ok=True)
     setup = init_lua if init_lua is not None else (
-        "-- a person's init.lua: the documented config, verbatim\n"
-        f"dofile({json.dumps(str(DOCS / config))})\n"
+        "-- a person's init.lua: the plugin, as docs/editors.md installs it\n" + nvim_plugin_init(config or "{}")
     )
     init.write_text(
         setup +
@@ -190,7 +204,7 @@ def run_nvim(editor: Editor, config: str | None, file: Path, plan: dict[str, Any
 
 def run_emacs(editor: Editor, file: Path, plan: dict[str, Any], home: Path, model_url: str,
               timeout: float = 40) -> Session:
-    """`emacs -nw FILE` in a terminal, docs/editors/eglot.el loaded by init.el, driven by emacs_driver.el.
+    """`emacs -nw FILE` in a terminal, emacs-client/ set up by init.el, driven by emacs_driver.el.
 
     Not --batch: eglot sends didChange from an idle timer, and idle timers never fire in
     batch mode.
@@ -201,8 +215,8 @@ def run_emacs(editor: Editor, file: Path, plan: dict[str, Any], home: Path, mode
     # (tests only: a fresh HOME would native-compile every package again in the background)
     (init.parent / "early-init.el").write_text("(setq native-comp-deferred-compilation nil)\n")
     init.write_text(
-        ";;; init.el --- a person's init file: the documented config, verbatim  -*- lexical-binding: t -*-\n"
-        f"(load {json.dumps(str(DOCS / 'eglot.el'))} nil t)\n"
+        ";;; init.el --- a person's init file: the package, as docs/editors.md installs it  -*- lexical-binding: t -*-\n"
+        + emacs_package_init()
     )
     argv = [editor.path, "-nw", str(file), "-l", str(HERE / "emacs_driver.el")]
     return _run_in_terminal(argv, env, file, plan, home, timeout)
@@ -271,6 +285,16 @@ def told(model, needle: str) -> bool:
             if m.get("role") == "tool" and needle in str(m.get("content")):
                 return True
     return False
+
+
+def assert_accepted_after_preview(s: Session, path: Path, fixed: str) -> None:
+    """The one question named the file with the diff on screen; after yes, buffer and disk hold `fixed`."""
+    assert not s.result.get("errors") and not s.result.get("timed_out"), describe(s)
+    (asked,) = prompts(s.result, "confirm")
+    assert path.name in asked["title"], describe(s)
+    assert any("+    return a + b" in w["text"] for w in asked["screen"]), describe(s)
+    assert s.result["after"]["text"] == fixed and s.result["after"]["modified"] is False, describe(s)
+    assert path.read_text() == fixed
 
 
 def describe(session: Session) -> str:

@@ -1,6 +1,6 @@
 -- Drives a real Neovim (0.7 or 0.10+) the way a person would, for tests/editors.
 --
--- Neovim starts with the documented config as its init.lua (docs/editors/*.lua, loaded
+-- Neovim starts with the plugin (nvim-client/, set up in its init.lua as the docs say,
 -- verbatim) and the file on its command line; this script then runs the plan in
 -- $AGENT_TEST_PLAN (JSON) step by step: keys typed (mappings such as `gra` or
 -- <leader>aa, `:AgentTask ...`), waits, `:checktime` and `:w`. Prompts are the real

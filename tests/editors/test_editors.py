@@ -1,6 +1,7 @@
 """Neovim 0.7, Neovim 0.12 and Emacs 28 + eglot 1.9, driven the way a person uses them.
 
-Each test starts the real editor with the documented config (docs/editors/), opens
+Each test starts the real editor with the plugin (nvim-client/) or package
+(emacs-client/) installed as docs/editors.md says, opens
 calc.py, and goes through the person's path with the scripted model behind the
 server: a linter's diagnostic on line 2, the code-action menu or the documented fix
 mapping, the edit confirmations and the command question answered in the editor's own
@@ -33,7 +34,7 @@ class Person:
     """How a person drives one editor with the documented config."""
 
     key: str
-    config: str | None  # docs/editors/<config> (Neovim); Emacs loads eglot.el
+    config: str | None  # the Neovim plugin's setup() options; Emacs: (agent-lsp-setup)
     code_actions: dict[str, Any]  # the keys that open the code-action menu
     fix: dict[str, Any]  # the keys that reach "Fix with agent" for a linter's diagnostic
     fix_picks: list[str]  # menu choices on the way there
@@ -51,7 +52,7 @@ def _nvim_keys(keys: str) -> dict[str, Any]:
 PEOPLE = {
     "nvim07": Person(
         "nvim07",
-        "nvim-0.7.lua",
+        "{}",
         code_actions=_nvim_keys("\\aa"),
         fix=_nvim_keys("\\aa"),  # 0.7 sends every diagnostic on the line: the menu has the fix
         fix_picks=["Fix with agent: add subtracts"],
@@ -63,7 +64,7 @@ PEOPLE = {
     ),
     "nvim012": Person(
         "nvim012",
-        "nvim.lua",
+        "{}",
         code_actions=_nvim_keys("gra"),  # Neovim's own default mapping
         fix=_nvim_keys("\\af"),  # :AgentFix, one diagnostic: applied without a menu
         fix_picks=[],
@@ -278,7 +279,8 @@ def test_eglot_long_task_neither_freezes_nor_times_out(project, home, model):
     ok(s)
     r = s.result
     watch = r["watch"]
-    assert "idle" in watch and watch["idle"] - watch["start"] < 1500, describe(s)
+    # free at once, not after the 10 s a synchronous command would hold it
+    assert "idle" in watch and watch["idle"] - watch["start"] < 5000, describe(s)
     answered = next(st["t"] for st in r["steps"] if st["step"] == "wait_message")
     assert answered - watch["start"] > 11000, describe(s)
     assert "timed out" not in r["messages"].lower(), describe(s)

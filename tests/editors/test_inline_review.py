@@ -14,7 +14,7 @@ from tests.editors.conftest import CALC
 from tests.editors.harness import describe, prompts, require, run_nvim, told
 from tests.scripted_model import reply, tool_call
 
-STOCK_07 = """-- a person's own init.lua: a stock client, none of docs/editors/
+STOCK_07 = """-- a person's own init.lua: a stock client, none of nvim-client/
 vim.api.nvim_create_autocmd('FileType', { pattern = 'python', callback = function(args)
   local id = vim.lsp.start_client({ name = 'agent-lsp', cmd = { 'agent-lsp', 'serve' },
                                     root_dir = vim.fn.getcwd() })

@@ -7,9 +7,9 @@ with the configs people write before they read ours:
   the server recognises eglot (1.9 sends no clientInfo), detaches commands, reviews
   each edit inline (eglot 1.9 cannot preview one) and writes accepted edits to disk;
 - Neovim 0.12 with `vim.lsp.start{cmd={'agent-lsp','serve'}}`: Neovim's own prompts;
-- Emacs with docs/editors/eglot.el and `agent-lsp-beside`: agent-lsp and PyPI ruff's
+- Emacs with the emacs-client/ package and `agent-lsp-beside`: agent-lsp and PyPI ruff's
   `ruff server` in one eglot connection through rassumfrassum (`rass`);
-- Neovim with docs/editors/nvim.lua and `ruff server` as a second client of the buffer.
+- Neovim with the nvim-client/ plugin and `ruff server` as a second client of the buffer.
 
 app.py imports os without using it: ruff reports F401 on line 1, the agent removes
 the import, ruff's diagnostic goes away.
@@ -17,7 +17,6 @@ the import, ruff's diagnostic goes away.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sys
@@ -28,7 +27,8 @@ import pytest
 
 from tests.editors.conftest import CALC
 from tests.editors.harness import (
-    DOCS, HERE, Editor, _run_in_terminal, describe, prompts, require, session_env, told,
+    HERE, Editor, _run_in_terminal, describe, emacs_package_init, nvim_plugin_init, prompts, require, session_env,
+    told,
 )
 from tests.scripted_model import reply, tool_call
 
@@ -55,7 +55,7 @@ vim.api.nvim_create_autocmd('FileType', {
 })
 """
 
-NVIM_WITH_RUFF = """-- a person's init.lua: their own ruff server, and agent-lsp's documented config
+NVIM_WITH_RUFF = """-- a person's init.lua: their own ruff server, and agent-lsp's plugin
 vim.api.nvim_create_autocmd('FileType', {
   pattern = 'python',
   callback = function(args)
@@ -63,8 +63,7 @@ vim.api.nvim_create_autocmd('FileType', {
                     root_dir = vim.fs.dirname(vim.api.nvim_buf_get_name(args.buf)) })
   end,
 })
-dofile(%s)
-""" % json.dumps(str(DOCS / "nvim.lua"))
+""" + nvim_plugin_init()
 
 NVIM_QUIET = (
     "-- (tests only: skip the slow search for Python/Ruby/Node providers)\n"
@@ -76,8 +75,7 @@ NVIM_QUIET = (
 def emacs_init_beside() -> str:
     return (
         ";;; init.el --- agent-lsp beside ruff, through rass  -*- lexical-binding: t -*-\n"
-        "(setq agent-lsp-beside '((python-mode \"ruff\" \"server\")))\n"
-        f"(load {json.dumps(str(DOCS / 'eglot.el'))} nil t)\n"
+        + emacs_package_init("(setq agent-lsp-beside '((python-mode \"ruff\" \"server\")))\n")
     )
 
 
@@ -172,7 +170,7 @@ def test_stock_eglot_accept_in_the_inline_review_allow(project, home, model):
     log = events(home)
     assert log.count(':message "agent-lsp: stock eglot (recognised by processId)') == 1, log[-3000:]
     assert log.count(':message "agent-lsp: wrote calc.py to disk behind its Emacs buffer') == 1, log[-3000:]
-    assert "docs/editors/eglot.el avoids this" in log
+    assert "The package in emacs-client/ ((require 'agent-lsp) (agent-lsp-setup)) avoids this" in log
     # what the log line warned about, and nothing else: the second edit's "changed on disk"
     # (the driver answers no: keep the buffer) and the save's "changed since visited"
     questions = [p["title"] for p in prompts(r, "yes-or-no")]
@@ -305,10 +303,10 @@ ANSWERS = pytest.mark.parametrize("answer", ["accept", "decline"])
 
 @ANSWERS
 def test_eglot_with_ruff_through_rass(answer, app, project, home, model):
-    """docs/editors/eglot.el with agent-lsp-beside: one eglot connection to
+    """The emacs-client/ package with agent-lsp-beside: one eglot connection to
     `rass -- ruff server -- agent-lsp serve`. ruff's F401 shows in the buffer, eglot's code
     actions offer "Fix with agent: <ruff's message>" beside ruff's own, the fix runs through
-    the multiplexer (eglot.el's diff and question, the command question), and ruff's
+    the multiplexer (the package's diff and question, the command question), and ruff's
     diagnostic goes away (or, declined, nothing changes)."""
     editor = require("emacs")
     need_tools("rass", "ruff")
@@ -345,7 +343,7 @@ def test_eglot_with_ruff_through_rass(answer, app, project, home, model):
 
 @ANSWERS
 def test_neovim_with_ruff_as_a_second_client(answer, app, project, home, model):
-    """docs/editors/nvim.lua plus the person's own `ruff server`: two clients on one buffer.
+    """The nvim-client/ plugin plus the person's own `ruff server`: two clients on one buffer.
     ruff's F401 shows, :AgentFix (<leader>af) hands it to the agent, Neovim answers in its
     own prompts, ruff's diagnostic goes away (or, declined, nothing changes)."""
     editor = require("nvim012")

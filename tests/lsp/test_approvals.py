@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_lsp.agent.sandbox import SandboxConfig, about
 from tests.lsp.conftest import tool_results
 from tests.lsp_helpers import execute
 from tests.scripted_model import reply, tool_call
@@ -75,7 +76,8 @@ async def test_denied_commands_do_not_run(launch, model, workspace):
         assert tool_results(model)[-1] == "user denied this action", answer
         assert not (workspace / "ran.marker").exists(), answer
     assert [r.message for r in editor.message_requests] == \
-        [f"agent-lsp wants to run\n{command}\nnot covered by a rule: `touch ran.marker`; `echo ran`"] * 2
+        [f"agent-lsp wants to run\n{command}\nnot covered by a rule: `touch ran.marker`; `echo ran`\n"
+         f"{about(SandboxConfig())['summary']}"] * 2  # the last line: how it will run
     assert [a.title for a in editor.message_requests[0].actions] == \
         ["Allow once", "Allow `touch`, `echo` for this session", "Always allow `touch`, `echo` in this project", "Deny"]
 

@@ -172,7 +172,7 @@ async def test_a_client_that_never_answers_gets_the_result_within_the_bound(laun
     ]
     assert editor.text(uri) == "def add(a, b):\n    return b + a\n"
     assert len(asked) == 1  # after one silence the editor is not asked again in this task
-    assert elapsed < 1 + 2.0, elapsed
+    assert elapsed < 8, elapsed  # one bound of 1 s, not a wait for an answer that never comes (slack for load)
     # the late answer (sent now) is no error on the server's side
     await asyncio.sleep(0.5)
     assert not any("error" in m.message.lower() for m in editor.client.log_messages), editor.client.log_messages

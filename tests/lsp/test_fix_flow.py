@@ -54,8 +54,9 @@ async def test_fix_with_agent_flow(editor, workspace, model):
     assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     (ask,) = editor.message_requests
     assert "python -c" in ask.message
-    assert [a.title for a in ask.actions] == ["Allow once", "Allow `python` for this session",
-                                              "Always allow `python` in this project", "Deny"]
+    exact = "`python -c 'import calc; print(calc.add(2, 3))'`"  # an interpreter's code: the exact command only
+    assert [a.title for a in ask.actions] == ["Allow once", f"Allow {exact} for this session",
+                                              f"Always allow {exact} in this project", "Deny"]
     bash_result = model.requests[3]["messages"][-1]["content"]
     assert "5" in bash_result and "[exit 0]" in bash_result
     assert model.violations == []

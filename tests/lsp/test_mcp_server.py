@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from agent_lsp.agent import memory
+from agent_lsp.agent.state import memory
 from tests.lsp.conftest import processes, tool_results, wait_until
 from tests.lsp_helpers import execute, stop_editor
 from tests.mcp.conftest import FLAKY, flaky_entry

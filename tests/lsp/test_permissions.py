@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent_lsp.agent import permissions
+from agent_lsp.agent.policy import permissions
 from tests.lsp.conftest import tool_results
 from tests.lsp_helpers import execute
 from tests.scripted_model import reply, tool_call
@@ -45,3 +45,19 @@ async def test_session_rule_and_a_deny_rule_under_auto_approve(launch, model, wo
     await execute(auto, "agentLsp.runTask", {"task": "clean"})
     assert tool_results(model)[-1].startswith("error: denied by the rule 'bash(rm -rf*)'")
     assert (workspace / "build").is_dir() and auto.message_requests == []
+
+
+async def test_under_auto_approve_a_line_where_a_denied_program_may_hide_is_still_asked(launch, model, workspace):
+    path = permissions.permissions_path(workspace)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"deny": ["bash(rm -rf*)"]}))
+    (workspace / "build").mkdir()
+    auto = await launch(init_options={"autoApprove": True})
+    auto.command_answer = "Deny"
+    model.add(tool_call("bash", {"command": "$(echo rm) -rf build"}), tool_call("bash", {"command": "echo fine"}),
+              reply("ok"))
+    await execute(auto, "agentLsp.runTask", {"task": "clean"})
+    (asked,) = auto.message_requests  # the hidden program is asked about; the plain echo is not
+    assert "asked even under --yes / autoApprove: the program `$(echo rm)`" in asked.message
+    assert [a.title for a in asked.actions] == ["Allow once", "Deny"]
+    assert (workspace / "build").is_dir() and tool_results(model)[-2:] == ["user denied this action", "fine\n[exit 0]"]

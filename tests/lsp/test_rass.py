@@ -1,7 +1,7 @@
 """agent-lsp behind the multiplexer rass (PyPI rassumfrassum) with a real `ruff server`.
 
 rass answers `initialize` with what its servers said within 3 s and drops a slower one
-for the whole session. docs/editors/rass-agent-lsp.py gives agent-lsp the time it needs
+for the whole session. emacs-client/rass-agent-lsp.py gives agent-lsp the time it needs
 on a busy machine; here agent-lsp starts 4 s late on purpose, with and without it.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 BIN = Path(sys.executable).parent
-PRESET = Path(__file__).resolve().parents[2] / "docs" / "editors" / "rass-agent-lsp.py"
+PRESET = Path(__file__).resolve().parents[2] / "emacs-client" / "rass-agent-lsp.py"
 SLOW_AGENT = ["sh", "-c", 'sleep 4; exec "$0" -m agent_lsp serve', sys.executable]
 
 

@@ -97,3 +97,36 @@ async def test_detached_command_can_be_cancelled(launch, model):
     assert (await execute(editor, "agentLsp.runTask", {"task": "again"}))["status"] == "started"
     await wait_until(lambda: any(m.message == "agent: ok" for m in editor.client.messages), what="the answer")
     assert model.violations == []
+
+
+def _slow_unless_again(body) -> dict:
+    """Stall the first task's request; answer the second's (the first may never ask)."""
+    last = body["messages"][-1]["content"]
+    return reply("ok") if "again" in last else reply("never", stall=30)
+
+
+@pytest.mark.parametrize("when", ["at once", "progress begins", "started", "model asked"])
+async def test_a_cancel_at_any_moment_of_a_detached_task_ends_it(when, launch, model):
+    """lsp-mode cancels right after the "started" answer, while the first turn of a session
+    is still getting ready (its sandbox notes): the cancel must end the task there too, with
+    its progress ended and "agent: Cancelled." shown, never a task that ends in silence."""
+    editor = await launch(init_options={"detachCommands": True})
+    model.add(_slow_unless_again, _slow_unless_again)
+    started = asyncio.ensure_future(execute(editor, "agentLsp.runTask", {"task": "slow"}))
+    if when == "progress begins":
+        await wait_until(lambda: progress_tokens(editor), what="the progress")
+    elif when == "started":
+        await asyncio.wait_for(asyncio.shield(started), 10)
+    elif when == "model asked":
+        await wait_until(lambda: model.requests, what="the model request")
+    else:
+        await asyncio.sleep(0)
+    assert await execute(editor, "agentLsp.cancel") == {"cancelled": True}
+    assert (await started)["status"] in ("started", "cancelled")
+    await wait_until(lambda: any(m.message == "agent: Cancelled." for m in editor.client.messages), 5,
+                     "agent: Cancelled.")
+    for token in progress_tokens(editor):  # none when it stopped before its progress began
+        end = await wait_until(lambda: progress_end(editor, token), 2, "the progress end")
+        assert end.message.startswith("cancelled after")
+    assert (await execute(editor, "agentLsp.runTask", {"task": "again"}))["status"] == "started"
+    await wait_until(lambda: any(m.message == "agent: ok" for m in editor.client.messages), what="the answer")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.lsp.conftest import send_command, wait_until

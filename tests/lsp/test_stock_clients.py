@@ -223,7 +223,7 @@ async def test_eglot_recognised_and_detached(how, editors, workspace, model, ema
     editors.append(ed := await start_stdio(workspace, model.base_url, **init))
     assert await _task_status(ed, workspace, model) == "started"
     said = [m for m in _logs(ed) if "stock eglot" in m]
-    assert len(said) == 1 and f"recognised by {how}" in said[0] and "docs/editors/eglot.el adds" in said[0], _logs(ed)
+    assert len(said) == 1 and f"recognised by {how}" in said[0] and "emacs-client/ ((require 'agent-lsp) (agent-lsp-setup)) adds" in said[0], _logs(ed)
 
 
 @pytest.mark.parametrize("init", [
@@ -245,7 +245,7 @@ async def test_eglot_with_the_snippet_hears_nothing_about_it(editors, workspace,
     editors.append(ed := await start_stdio(workspace, model.base_url, caps=caps,
                                            init_options={"detachCommands": True}))
     assert await _task_status(ed, workspace, model) == "started"
-    assert not [m for m in _logs(ed) if "stock eglot" in m or "docs/editors" in m], _logs(ed)
+    assert not [m for m in _logs(ed) if "stock eglot" in m or "emacs-client/" in m], _logs(ed)
 
 
 async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(editors, workspace, model):
@@ -278,7 +278,7 @@ async def test_stock_eglot_accepted_edits_reach_disk_and_the_log_says_once(edito
     results = [m["content"] for m in model.requests[-1]["messages"] if m.get("role") == "tool"]
     assert len(results) == 2 and not any("rejected" in r or "stale" in r for r in results), results
     said = [m for m in _logs(ed) if "changed since visited" in m and "stock eglot (" not in m]
-    assert len(said) == 1 and "calc.py" in said[0] and "docs/editors/eglot.el" in said[0], _logs(ed)
+    assert len(said) == 1 and "calc.py" in said[0] and "emacs-client/" in said[0], _logs(ed)
     assert model.violations == []
 
 
@@ -323,4 +323,4 @@ async def test_stock_neovim_hears_once_what_the_config_adds(editors, workspace, 
     editors.append(ed := await start_stdio(workspace, model.base_url, client_info=types.ClientInfo(name="Neovim")))
     await _task_status(ed, workspace, model)
     said = [m for m in _logs(ed) if "Neovim without the agent-lsp config" in m]
-    assert len(said) == 1 and "docs/editors/nvim.lua" in said[0] and ":AgentFix" in said[0], _logs(ed)
+    assert len(said) == 1 and "nvim-client/" in said[0] and ":AgentFix" in said[0], _logs(ed)

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.agent import mcp_config, settings_files, trust
+from agent_lsp.agent.mcp import config as mcp_config, source as mcp_source
+from agent_lsp.agent.policy import settings_files, trust
 from agent_lsp.agent.loop import CANCELLED_RESULT
-from agent_lsp.agent.mcp import log_path, tool_name
+from agent_lsp.agent.mcp.client import log_path, tool_name
 from tests.helpers import (
     RecordingHost,
     assert_paired,
@@ -46,7 +47,7 @@ class TrustHost(RecordingHost):
 async def session_with(ws: Path, model, servers: dict, host: RecordingHost | None = None, **settings):
     host = host or RecordingHost(confirm=False)
     session = make_session(ws, model, host, mcp_servers=servers, **settings)
-    notes = await mcp_config.attach(session, ws)
+    notes = await mcp_source.attach(session, ws)
     return session, host, notes
 
 
@@ -250,7 +251,7 @@ async def test_project_mcp_json_runs_nothing_before_trust(workspace, model, tmp_
     model.add(reply("no tools from the project"), reply("with tools"))
     host = TrustHost(trust_answer=False)
     session = make_session(workspace, model, host, auto_approve=True)  # --yes does not trust
-    notes = await mcp_config.attach(session, workspace)
+    notes = await mcp_source.attach(session, workspace)
     await session.run_turn("hi")
     assert len(host.trust_questions) == 1
     question = host.trust_questions[0]
@@ -263,7 +264,7 @@ async def test_project_mcp_json_runs_nothing_before_trust(workspace, model, tmp_
     subjects = settings_files.project_subjects(workspace)
     assert "mcp:proj" in subjects
     trust.grant(workspace, subjects)
-    notes = await mcp_config.attach(session, workspace)
+    notes = await mcp_source.attach(session, workspace)
     await session.run_turn("again")
     await session.aclose()
     assert len(host.trust_questions) == 1  # trusted now: not asked again
@@ -275,11 +276,11 @@ async def test_a_trusted_entry_is_asked_again_when_it_changes(workspace, model, 
     entry = write_mcp_json(workspace, marker)
     host = TrustHost(trust_answer=True)
     session = make_session(workspace, model, host)
-    await mcp_config.attach(session, workspace)
+    await mcp_source.attach(session, workspace)
     assert len(host.trust_questions) == 1
     await session.aclose()
     session = make_session(workspace, model, host)
-    await mcp_config.attach(session, workspace)  # the same entry: remembered
+    await mcp_source.attach(session, workspace)  # the same entry: remembered
     assert len(host.trust_questions) == 1
     await session.aclose()
     entry["args"][1] += " --changed"
@@ -287,8 +288,8 @@ async def test_a_trusted_entry_is_asked_again_when_it_changes(workspace, model, 
     host.trust_answer = False
     declined: dict[str, str] = {}
     session = make_session(workspace, model, host)
-    await mcp_config.attach(session, workspace, declined)
-    await mcp_config.attach(session, workspace, declined)  # an editor asks once per session
+    await mcp_source.attach(session, workspace, declined)
+    await mcp_source.attach(session, workspace, declined)  # an editor asks once per session
     await session.aclose()
     assert len(host.trust_questions) == 2 and "--changed" in host.trust_questions[1]
     assert session.sources == []
@@ -333,12 +334,12 @@ def test_nothing_of_mcp_is_imported_without_a_server(tmp_path):
         "import sys, asyncio\n"
         "from pathlib import Path\n"
         "import agent_lsp.cli, agent_lsp.server.main, agent_lsp.server.features\n"
-        "from agent_lsp.agent import mcp_config\n"
-        "from agent_lsp.agent.loop import open_session\n"
+        "from agent_lsp.agent.mcp import source as mcp_source\n"
+        "from agent_lsp.agent.setup import open_session\n"
         "from agent_lsp.agent.host import Host\n"
         "from agent_lsp.agent.settings import Settings\n"
         f"s = open_session(Path({str(tmp_path)!r}), Host(), Settings(), transcript=False)\n"
-        f"print(asyncio.run(mcp_config.attach(s, Path({str(tmp_path)!r}))))\n"
+        f"print(asyncio.run(mcp_source.attach(s, Path({str(tmp_path)!r}))))\n"
         "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types', 'starlette', 'uvicorn')))\n"
         "print('IMPORTED', bad)\n"
     )
@@ -348,7 +349,7 @@ def test_nothing_of_mcp_is_imported_without_a_server(tmp_path):
 
 
 async def test_a_child_gets_the_read_only_mcp_tools_only(workspace, model):
-    from agent_lsp.agent.tools.agents import CHILD_PROMPT
+    from agent_lsp.agent.tools.subagents import CHILD_PROMPT
 
     def child(body):
         if body["messages"][0]["content"].startswith(CHILD_PROMPT[:30]):

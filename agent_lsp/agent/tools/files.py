@@ -11,13 +11,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..context import ToolContext, text_lines
-from ..diagnostics import apply_watched
+from ..context import ToolContext
+from ..workspace.textio import text_lines
+from ..diagnostics.watch import apply_watched
 from ..host import EditOutcome, EditStatus, FileChange
 from ..registry import tool
 
 MAX_READ_LINES = 2000
 MAX_READ_CHARS = 18_000
+
+
+def _protected(ctx: ToolContext, path: str, f: Path) -> str | None:
+    """An error for a write into .git/ or .agent-lsp/, unless the person allowed it."""
+    folder = ctx.workspace.protected(f)
+    if folder is None or ctx.settings.allow_metadata_writes:
+        return None
+    return (f"error: {path} is inside {folder}/, git's or agent-lsp's own configuration (hooks, config, "
+            "rules, settings); the file tools do not change it. Tell the user what to change there, or "
+            "they can set allowMetadataWrites: true in their own settings.")
 
 
 def _missing(path: str, f: Path) -> str | None:
@@ -50,7 +61,7 @@ async def read_file(ctx: ToolContext, path: str, start: int = 1, end: int | None
         return err
     text = await _current_text(ctx, path, f)
     ctx.seen[f] = text
-    ctx.diagnostics.warm(f)  # its diagnosticServers start now, before an edit waits for them
+    ctx.diagnostics.start_servers_for(f)  # its diagnosticServers start now, before an edit waits for them
     lines = text_lines(text)
     total = len(lines)
     if total == 0:
@@ -101,6 +112,8 @@ def _edit_result(outcome: EditOutcome, path: str, ok: str) -> str:
 )
 async def write_file(ctx: ToolContext, path: str, content: str) -> str:
     f = ctx.workspace.resolve(path)
+    if (err := _protected(ctx, path, f)) is not None:
+        return err
     if f.is_dir():
         return f"error: {path} is a directory"
     before = await _current_text(ctx, path, f) if f.exists() else None
@@ -127,7 +140,7 @@ async def write_file(ctx: ToolContext, path: str, content: str) -> str:
 )
 async def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
     f = ctx.workspace.resolve(path)
-    if (err := _missing(path, f)) is not None:
+    if (err := _protected(ctx, path, f) or _missing(path, f)) is not None:
         return err
     if old == "":
         return "error: old must not be empty; use write_file to create or replace a whole file"
@@ -166,6 +179,6 @@ async def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
 
 
 def _with(result: str, problems: str) -> str:
-    """The edit's result, then what it broke (agent/diagnostics.py; empty when no source answered)."""
+    """The edit's result, then what it broke (agent/diagnostics/; empty when no source answered)."""
     return f"{result}\n{problems}" if problems else result
 

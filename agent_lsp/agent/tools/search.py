@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..context import ToolContext
 from ..registry import tool
-from ..walk import grep_lines, list_paths
+from ..workspace.scan import grep_lines, list_paths
 
 MAX_FILES = 500
 MAX_MATCHES = 200

@@ -7,6 +7,11 @@ sleep 600` must come back at the timeout and leave nothing behind. stdin is
 pager or a password prompt. Output is read as it comes, so what was printed before
 a timeout still reaches the model, and `[exit N]` is always appended: a quiet
 failure must not look like success.
+
+The command runs inside the OS sandbox the settings choose (agent/sandbox/): the argv
+is bubblewrap's around `bash -c`, still in this process group (bubblewrap stays in it
+and `--die-with-parent` ends the sandbox with it). When the sandbox stopped something,
+one line before `[exit N]` says so and names the setting that would allow it.
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ import signal
 import time
 
 from ..context import ToolContext
-from ..priority import child_options
+from ..childproc import SECRET_VARS, child_options
 from ..registry import tool
+from ..sandbox import Wrapped, wrap
+from ..sandbox.choices import from_settings
 
 HEAD_CHARS = 4_000
 TAIL_CHARS = 14_000
 DRAIN_AFTER_EXIT = 0.3  # seconds to collect output left by children after the shell exits
-SECRET_VARS = ("AGENT_API_KEY", "OPENAI_API_KEY")
 
 NON_INTERACTIVE = {
     "CI": "1",
@@ -53,6 +59,12 @@ def command_env() -> dict[str, str]:
             del env["PYTHONPATH"]
     env.update(NON_INTERACTIVE)
     return env
+
+
+def sandboxed(ctx: ToolContext, command: str) -> Wrapped:
+    """The command as it will run: in the sandbox the settings ask for, with a scrubbed environment."""
+    return wrap(command, ctx.workspace.root, from_settings(ctx.settings), ctx.workspace.roots, command_env(),
+                secret_values=[ctx.settings.api_key])
 
 
 def _kill_group(pid: int) -> None:
@@ -100,18 +112,17 @@ def _clip(text: str) -> str:
 )
 async def bash(ctx: ToolContext, command: str) -> str:
     timeout = ctx.settings.command_timeout
-    routed = await ctx.host.run_command(command, ctx.workspace.root, timeout)
+    run = await asyncio.to_thread(sandboxed, ctx, command)  # stats, and the sandbox's one-time probe
+    routed = await ctx.host.run_command(command, ctx.workspace.root, timeout, run)
     if routed is not None:  # the editor ran it in its own terminal
-        return routed
+        return _with_note(routed, run)
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        "/bin/bash",
-        "-c",
-        command,
+        *run.argv,
         cwd=ctx.workspace.root,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env=command_env(),
+        env=run.env,
         start_new_session=True,
         **child_options(),
     ))
@@ -166,6 +177,18 @@ async def bash(ctx: ToolContext, command: str) -> str:
     out = _clip(b"".join(chunks).decode("utf-8", "replace"))
     if out and not out.endswith("\n"):
         out += "\n"
+    note = run.note(out)
+    if note:
+        out += note + "\n"
     if timed_out:
         return f"{out}[timed out after {timeout:g}s; the command and everything it started were killed]\n[exit {proc.returncode}]"
     return f"{out}[exit {proc.returncode}]"
+
+
+def _with_note(result: str, run: Wrapped) -> str:
+    """An editor terminal's result (output, then `[exit N]`) with the sandbox's line before the exit."""
+    note = run.note(result)
+    if not note:
+        return result
+    head, sep, tail = result.rpartition("\n[exit ")
+    return f"{head}\n{note}{sep}{tail}" if sep else f"{result}\n{note}"

@@ -1,5 +1,3 @@
 """LSP features, one module each; importing this package registers them on `app.server`."""
 
-from . import (  # noqa: F401
-    code_actions, commands, configuration, documents, lifecycle, memory, review, sessions, undo,
-)
+from . import code_actions, commands, configuration, documents, lifecycle, memory, review, sessions, undo

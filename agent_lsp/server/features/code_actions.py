@@ -17,10 +17,11 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ...agent.paths import PathError
+from ...agent.workspace.paths import PathError
 from ..app import AgentServer, server
-from ..commands import ACCEPT_EDIT, FIX_DIAGNOSTIC, REJECT_EDIT, RUN_TASK
-from ..review import ACCEPT_TITLE, REJECT_TITLE, is_pending_diagnostic
+from ..command_args import ACCEPT_EDIT, FIX_DIAGNOSTIC, REJECT_EDIT, RUN_TASK
+from ..edits import workspace_edit
+from ..review_queue import ACCEPT_TITLE, REJECT_TITLE, is_pending_diagnostic
 
 TITLE_CHARS = 70
 
@@ -93,7 +94,7 @@ def _review_actions(ls: AgentServer, uri: str) -> list[types.CodeAction]:
     item = ls.review.pending(uri)
     if item is None:
         return []
-    return [
+    actions = [
         types.CodeAction(
             title=title,
             kind=types.CodeActionKind.QuickFix,
@@ -103,3 +104,12 @@ def _review_actions(ls: AgentServer, uri: str) -> list[types.CodeAction]:
         )
         for title, command in ((ACCEPT_TITLE, ACCEPT_EDIT), (REJECT_TITLE, REJECT_EDIT))
     ]
+    if item.carries_edit and uri == item.uri:
+        doc = ls.open_document(uri)
+        if doc is None or doc.source != item.change.before:
+            return actions[1:]  # the document changed under the edit: only Reject is left
+        # the client applies it as any code action's edit (reach.py): no command, no applyEdit
+        actions[0].command = None
+        actions[0].edit = workspace_edit(item.change, uri, doc.version, ls.encoding,
+                                         needs_confirmation=False, create_file=False, edits=item.edits)
+    return actions

@@ -15,9 +15,9 @@ from typing import Any
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 
-from ...agent.context import read_disk_text
-from ...agent.paths import PathError
-from .. import commands as c
+from ...agent.workspace.textio import read_disk_text
+from ...agent.workspace.paths import PathError
+from .. import command_args as c
 from ..app import AgentServer, server
 from ..tasks import TaskError, TaskRunner
 

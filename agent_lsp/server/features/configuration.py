@@ -10,7 +10,7 @@ import logging
 
 from lsprotocol import types
 
-from ...agent import settings_files
+from ...agent.policy import settings_files
 from .. import clients
 from ..app import AgentServer, server
 from ..config import SECTION

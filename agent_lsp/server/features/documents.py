@@ -24,6 +24,7 @@ def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.person_edited(params.text_document.uri, saved=False)
     ls.document_changed(params.text_document.uri)
     _publish_ours(ls, params.text_document.uri, params.text_document.version)
 
@@ -35,6 +36,7 @@ def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
 def did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.person_edited(params.text_document.uri, saved=True)
     ls.document_changed(params.text_document.uri)
 
 

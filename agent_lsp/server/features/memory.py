@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ...agent import memory
-from .. import commands as c
+from ...agent.state import memory
+from .. import command_args as c
 from ..app import AgentServer, server
 
 

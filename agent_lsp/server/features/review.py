@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import commands as c
+from .. import command_args as c
 from ..app import AgentServer, server
-from ..review import PendingEdit
+from .. import reach
+from ..review_queue import ACCEPT_TITLE, PendingEdit
 
 
 def _pending(ls: AgentServer, command: str, args: tuple[Any, ...]) -> PendingEdit:
@@ -31,6 +32,9 @@ def _pending(ls: AgentServer, command: str, args: tuple[Any, ...]) -> PendingEdi
 @server.command(c.ACCEPT_EDIT)
 def accept_edit(ls: AgentServer, *args: Any) -> dict[str, Any]:
     item = _pending(ls, c.ACCEPT_EDIT, args)
+    if item.carries_edit and not reach.applies_edits(ls):  # the server may not send it: the client applies the action's edit
+        raise c.bad(f"{c.ACCEPT_EDIT}: this editor takes no workspace/applyEdit; "
+                    f"pick \"{ACCEPT_TITLE}\" in the code actions, which carries the edit")
     ls.review.resolve(item, True)
     return {"ok": True, "uri": item.uri, "accepted": True}
 

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ...agent import past_sessions
-from .. import commands as c
+from ...agent.state import past_sessions
+from .. import command_args as c
 from ..app import AgentServer, server
 
 

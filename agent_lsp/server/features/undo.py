@@ -9,7 +9,7 @@ through CreateFile. Files not open are written to disk by the server once the ed
 accepted, as accepted edits are (lsphost.py).
 
 A file that changed since the task last touched it is not part of the edit at all
-(agent/checkpoints.py decides), and the answer names it. A declined preview changes
+(agent/state/checkpoints.py decides), and the answer names it. A declined preview changes
 nothing and leaves the task undoable; a second undo says there is nothing to undo.
 """
 
@@ -23,12 +23,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 
-from ...agent import checkpoints
+from ...agent.state import checkpoints
 from ...agent.host import FileChange
-from .. import commands as c
+from .. import command_args as c
 from ..app import AgentServer, server
 from ..edits import minimal_edits
-from ..jsonish import plain
+from ...jsonish import plain
 from ..lsphost import LspHost
 from ..tasks import TaskError
 
