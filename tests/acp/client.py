@@ -52,8 +52,11 @@ class EditorClient:
 
     def __init__(self, *, fs: bool = True, terminal: bool = False, answers: list[str] | None = None,
                  default_answer: str = "allow_once", buffers: dict[str, str] | None = None,
-                 hold_permission: bool = False, on_permission: Any = None) -> None:
+                 hold_permission: bool = False, on_permission: Any = None, terminal_kill: str = "group") -> None:
         self.fs, self.terminal = fs, terminal
+        # what terminal/kill and release end: "group" (the process group it made), or "nothing"
+        # (a client that only marks the terminal: the agent must end the command itself)
+        self.terminal_kill = terminal_kill
         self.answers = list(answers or [])
         self.default_answer = default_answer
         self.buffers = dict(buffers or {})
@@ -177,21 +180,22 @@ class EditorClient:
         self.terminal_calls.append("kill")
         term = self.terminals[terminal_id]
         term.killed = True
+        self._end(term)
+        return KillTerminalResponse()
+
+    def _end(self, term: Terminal) -> None:
+        if self.terminal_kill == "nothing" or term.proc.returncode is not None:
+            return
         try:
             os.killpg(term.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        return KillTerminalResponse()
 
     async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> ReleaseTerminalResponse:
         self.terminal_calls.append("release")
         term = self.terminals[terminal_id]
         term.released = True
-        if term.proc.returncode is None:
-            try:
-                os.killpg(term.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        self._end(term)
         return ReleaseTerminalResponse()
 
     async def ext_method(self, method: str, params: dict) -> dict:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import shlex
+import subprocess
 import time
 
 from acp.helpers import text_block
@@ -99,28 +102,81 @@ async def test_cancel_during_the_model_request(start, workspace, model):
     assert model.wait_for_disconnect(3), "the model request was not aborted"
 
 
+async def test_cancel_ends_the_command_when_the_client_kill_ends_nothing(start, workspace, model):
+    """A client may take terminal/kill and release and end nothing: the command still ends."""
+    command, marker = _sleeper()
+    model.add(tool_call("bash", {"command": command}), reply("still here"))
+    client = EditorClient(terminal=True, terminal_kill="nothing")
+    conn, _ = await start(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("wait")]))
+    elapsed = await _cancel_while_running(conn, session.session_id, marker, prompt)
+    assert elapsed < 1.0, f"cancel took {elapsed:.2f}s"
+    assert await wait_until(lambda: not pgrep(f"sleep {marker}"), timeout=2, what="the process tree to go")
+    (term,) = client.terminals.values()
+    await asyncio.wait_for(term.proc.wait(), 2)  # what the client started ended with it
+    assert "kill" in client.terminal_calls and "release" in client.terminal_calls
+
+
+async def test_timeout_ends_the_command_when_the_client_kill_ends_nothing(start, workspace, model):
+    command, marker = _sleeper()
+    model.add(tool_call("bash", {"command": command}), reply("done"))
+    client = EditorClient(terminal=True, terminal_kill="nothing")
+    conn, _ = await start(client, "--timeout", "1")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=[text_block("wait")]), 20)
+    assert answer.stop_reason == "end_turn"
+    result = [m["content"] for m in model.requests[-1]["messages"] if m["role"] == "tool"][-1]
+    assert result.startswith("[timed out after 1s; the command was killed]"), result
+    assert "Killed" not in result and "never" not in result  # no shell's job notice, no rest of the command
+    assert await wait_until(lambda: not pgrep(f"sleep {marker}"), timeout=2, what="the process tree to go")
+
+
+def _wrapped(marker: str) -> list[str]:
+    """The line the agent gives the client for `sleep marker & sleep marker`, as the agent (this process) would."""
+    from agent_lsp.acp.client_terminal import TREE_WRAPPER
+
+    return ["/bin/bash", "-c", TREE_WRAPPER, "agent-lsp", str(os.getpid()), "testtag",
+            "/bin/bash", "-c", f"sleep {marker} & sleep {marker}"]
+
+
+def _kill_what_the_client_started(proc: subprocess.Popen, marker: str) -> None:
+    deadline = time.monotonic() + 10
+    while not pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pgrep(f"^sleep {marker}"), "the command never started"
+    proc.kill()  # no wait(): it stays a zombie, as in a client that reaps late
+    deadline = time.monotonic() + 3
+    while pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_tree_ends_when_the_client_kills_but_does_not_reap_its_child():
     """Toad kills only the process it started and reaps it when its event loop gets to it:
     until then that process is a zombie, which `kill -0` still finds. The command's tree
     must end on the kill, not on the reaping."""
-    import subprocess
-
-    from agent_lsp.acp.client_terminal import TREE_WRAPPER
-
     _, marker = _sleeper()
-    proc = subprocess.Popen(["/bin/bash", "-c", TREE_WRAPPER, "agent-lsp", "/bin/bash", "-c",
-                             f"sleep {marker} & sleep {marker}"], stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(_wrapped(marker), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while not pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert pgrep(f"^sleep {marker}"), "the command never started"
-        proc.kill()  # no wait(): it stays a zombie, as in a client that reaps late
-        deadline = time.monotonic() + 3
-        while pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _kill_what_the_client_started(proc, marker)
         assert not pgrep(f"^sleep {marker}"), "the command outlived the process the client killed"
+    finally:
+        proc.wait()
+        subprocess.run(["pkill", "-KILL", "-f", f"sleep {marker}"])
+
+
+def test_tree_ends_when_the_client_kills_a_shell_above_it():
+    """Toad runs the command line under `$SHELL -c` from its own `sh -c`; dash does not exec
+    the command it is given, so what Toad kills is two shells above the wrapper, and the
+    wrapper's own parent lives on."""
+    _, marker = _sleeper()
+    line = "sh -c " + shlex.quote(shlex.join(_wrapped(marker)))
+    proc = subprocess.Popen(line, shell=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _kill_what_the_client_started(proc, marker)
+        assert not pgrep(f"^sleep {marker}"), "the command outlived the shell the client killed"
     finally:
         proc.wait()
         subprocess.run(["pkill", "-KILL", "-f", f"sleep {marker}"])

@@ -54,7 +54,11 @@ def agent_command(log: Path, *flags: str) -> list[str]:
 
 
 def person_env(home: Path, model_url: str, key: str, model: str = "scripted") -> dict[str, str]:
-    """A fresh HOME and XDG dirs (the client's database and the agent's transcripts go there)."""
+    """A fresh HOME and XDG dirs (the client's database and the agent's transcripts go there).
+
+    SHELL is dash, whatever the machine running the tests has (CI has none): Toad runs a
+    terminal's command under `$SHELL -c`, and dash, unlike bash, does not exec it, which is
+    the harder case for a kill (tests/acp/test_cancel.py)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("AGENT_", "OPENAI_", "XDG_", "TMUX", "TOAD_", "TERM", "COLORTERM"))}
     env.update({
@@ -62,6 +66,7 @@ def person_env(home: Path, model_url: str, key: str, model: str = "scripted") ->
         "XDG_STATE_HOME": str(home / ".local/state"), "XDG_CACHE_HOME": str(home / ".cache"),
         "AGENT_BASE_URL": model_url, "AGENT_MODEL": model, "AGENT_API_KEY": key,
         "PYTHONPATH": str(REPO), "TERM": "tmux-256color", "COLORTERM": "truecolor",
+        "SHELL": "/bin/sh",
     })
     return env
 
