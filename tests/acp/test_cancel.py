@@ -140,15 +140,24 @@ def _wrapped(marker: str) -> list[str]:
             "/bin/bash", "-c", f"sleep {marker} & sleep {marker}"]
 
 
-def _kill_what_the_client_started(proc: subprocess.Popen, marker: str) -> None:
-    deadline = time.monotonic() + 10
-    while not pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert pgrep(f"^sleep {marker}"), "the command never started"
-    proc.kill()  # no wait(): it stays a zombie, as in a client that reaps late
-    deadline = time.monotonic() + 3
-    while pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
-        time.sleep(0.05)
+def _outlives_the_kill(marker: str, args: list[str] | str, shell: bool = False) -> bool:
+    """Start what the client would start, kill it once the command runs (no wait(): it stays
+    a zombie, as in a client that reaps late), and say whether the command still runs 3 s on."""
+    proc = subprocess.Popen(args, shell=shell, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pgrep(f"^sleep {marker}"), "the command never started"
+        proc.kill()
+        deadline = time.monotonic() + 3
+        while pgrep(f"^sleep {marker}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return bool(pgrep(f"^sleep {marker}"))
+    finally:
+        proc.wait()
+        subprocess.run(["pkill", "-KILL", "-f", f"sleep {marker}"])
 
 
 def test_tree_ends_when_the_client_kills_but_does_not_reap_its_child():
@@ -156,14 +165,7 @@ def test_tree_ends_when_the_client_kills_but_does_not_reap_its_child():
     until then that process is a zombie, which `kill -0` still finds. The command's tree
     must end on the kill, not on the reaping."""
     _, marker = _sleeper()
-    proc = subprocess.Popen(_wrapped(marker), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _kill_what_the_client_started(proc, marker)
-        assert not pgrep(f"^sleep {marker}"), "the command outlived the process the client killed"
-    finally:
-        proc.wait()
-        subprocess.run(["pkill", "-KILL", "-f", f"sleep {marker}"])
+    assert not _outlives_the_kill(marker, _wrapped(marker)), "the command outlived the process the client killed"
 
 
 def test_tree_ends_when_the_client_kills_a_shell_above_it():
@@ -172,11 +174,4 @@ def test_tree_ends_when_the_client_kills_a_shell_above_it():
     wrapper's own parent lives on."""
     _, marker = _sleeper()
     line = "sh -c " + shlex.quote(shlex.join(_wrapped(marker)))
-    proc = subprocess.Popen(line, shell=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _kill_what_the_client_started(proc, marker)
-        assert not pgrep(f"^sleep {marker}"), "the command outlived the shell the client killed"
-    finally:
-        proc.wait()
-        subprocess.run(["pkill", "-KILL", "-f", f"sleep {marker}"])
+    assert not _outlives_the_kill(marker, line, shell=True), "the command outlived the shell the client killed"
