@@ -10,6 +10,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from . import __version__
 from .evals.command import add_eval_parser
 from .server.transport import add_arguments as add_transport_arguments
 
@@ -27,6 +28,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-lsp", description="A coding agent for your terminal and any LSP editor.")
+    parser.add_argument("--version", action="version", version=f"agent-lsp {__version__}")
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="run one task in the current folder and exit")
     _common(run)

@@ -266,3 +266,12 @@ def test_ctrl_c_during_run_exits_130(fix_ws, model):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130
+
+
+def test_version_flag_prints_the_package_version(tmp_path):
+    from agent_lsp import __version__
+
+    done = subprocess.run([sys.executable, "-m", "agent_lsp", "--version"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"agent-lsp {__version__}"

@@ -19,7 +19,8 @@ from agent_lsp.agent.cmdline.plain import parse_plain
 
 ALLOW = ["bash(echo*)", "bash(git status*)", "bash(git log*)", "bash(python3 -m pytest*)", "bash(ls*)",
          "bash(npm test*)", "bash(cat*)", "bash(printf*)", "bash(find*)", "bash(node*)", "bash(touch ok*)",
-         "bash(go test*)", "bash(cargo test*)", "bash(make test*)", "bash(bun test*)"]
+         "bash(go test*)", "bash(cargo test*)", "bash(make test*)", "bash(bun test*)",
+         "bash(sort*)", "bash(split*)"]
 DENY = ["bash(rm -rf*)", "bash(git push*)"]
 
 
@@ -110,6 +111,11 @@ def test_plain_commands_under_their_rules_run_unasked(parser, line):
     ("find . -delete", "deletes"),
     ("node -e 'require(\"fs\").writeFileSync(\"M\", \"\")'", "runs code"),
     ("node --require ./evil.js app.js", "loads a module"),
+    ("ls\rtouch M", "control character U+000D"),
+    ("echo ok\x0btouch M", "control character U+000B"),
+    ("sort --compress-program=./evil big.txt", "runs the program it names"),
+    ("sort -o ~/.bashrc words", "writes a file"),
+    ("split --filter='touch M' big.txt", "runs shell code"),
 ])
 def test_anything_else_is_asked(parser, line, why):
     v = verdict(line, deny=[])

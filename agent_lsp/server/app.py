@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,8 @@ from typing import Any
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
@@ -27,6 +30,7 @@ from .. import __version__
 from .clients import COC
 from .config import ServerConfig
 from .conformance import Conformance
+from .framing import PARSE_ERRORS, ResyncReader, parse_error_response
 from .review_queue import ReviewQueue
 
 log = logging.getLogger("agent_lsp.server")
@@ -196,10 +200,30 @@ class AgentServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
+    def start_io(self, stdin=None, stdout=None) -> None:
+        """pygls' stdio loop, with the header lines read through framing.ResyncReader (one
+        broken frame must not make every later message unreadable)."""
+        self._stop_event = threading.Event()
+        reader = ResyncReader(StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool))
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
+                                  logger=logging.getLogger("pygls.server"), error_handler=self.report_server_error))
+        except BrokenPipeError:
+            log.error("the editor closed the connection")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
     def report_server_error(self, error: Exception, source) -> None:
         """Out-of-band errors go to the log as one line; a person never gets a traceback popup."""
         if isinstance(error, JsonRpcMethodNotFound):  # answered as such; a multiplexer's routing, not our bug
             log.info("%s", error)
+            return
+        if source is JsonRpcException and isinstance(error, PARSE_ERRORS):  # the read loop: a body not JSON
+            log.warning("unreadable message (%s): answered Parse error", type(error).__name__)
+            self.protocol._send_data(parse_error_response(error))
             return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
         self.log_line(f"agent-lsp: internal error: {type(error).__name__}: {error}", types.MessageType.Error)

@@ -106,3 +106,30 @@ def test_every_request_after_shutdown_is_invalid_request(raw):
     c.notify("exit")
     assert c.proc.wait(5) == 0
     traceback_free(c)
+
+
+def test_a_broken_frame_costs_one_message_not_the_session(raw):
+    c = raw()
+    c.initialize()
+    c.send_bytes(b"X-Other: 1\r\n\r\n{}")  # no Content-Length: its body is glued to the next header line
+    ok = c.call("workspace/executeCommand", {"command": "agentLsp.cancel", "arguments": []})
+    assert ok["result"] == {"cancelled": False}
+    body = b'{"jsonrpc":"2.0","id":"lower","method":"workspace/executeCommand",' \
+           b'"params":{"command":"agentLsp.cancel","arguments":[]}}'
+    c.send_bytes(b"content-length: %d\n\n" % len(body) + body)  # lower case, bare newlines
+    assert c.response("lower", timeout=10)["result"] == {"cancelled": False}
+    traceback_free(c)
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"\xff\xfe garbage", b"[" * 100_000 + b"]" * 100_000])
+def test_a_body_that_is_not_json_gets_a_parse_error(raw, body):
+    c = raw()
+    c.initialize()
+    c.send_bytes(frame(body))
+    ok = c.call("workspace/executeCommand", {"command": "agentLsp.cancel", "arguments": []})
+    assert ok["result"] == {"cancelled": False}
+    errors = [m for m in c.messages if m.get("id") is None and "error" in m]
+    assert [e["error"]["code"] for e in errors] == [-32700], c.messages
+    shown = [m for m in c.messages if m.get("method") == "window/showMessage"]
+    assert not shown, shown  # the editor's slip: logged, no popup
+    traceback_free(c)

@@ -13,6 +13,7 @@ own streams, no expansion, no builtin that runs or evaluates code.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +92,8 @@ def judge(tool: str, args: dict[str, Any], allow: list[str], deny: list[str], *,
         verdict.must_ask = scan.doubts[0]  # a denied program may hide there
     allows = [p for r in allow if (p := parse_rule(r)) is not None]
     verdict.reasons += parsed.constructs
+    if (odd := _control_outside_words(line)) is not None:
+        verdict.reasons.append(odd)
     if not parsed.commands:
         verdict.unmatched.append(line.strip())
         verdict.reasons.append("the line runs no simple command that a rule could cover")
@@ -119,6 +122,15 @@ def judge(tool: str, args: dict[str, Any], allow: list[str], deny: list[str], *,
         offers = [offer.offer_rule(v) for v in uncovered]
         verdict.offers = [] if None in offers else _dedupe(o for o in offers if o)
     return verdict
+
+
+def _control_outside_words(line: str) -> str | None:
+    """Bash reads a carriage return or vertical tab as part of a word where the parser may see a
+    gap (`ls\rtouch M`), so the verdict would be on words that are not what runs: ask."""
+    for ch in line:
+        if ch not in "\t\n" and unicodedata.category(ch) == "Cc":
+            return f"the line contains the control character U+{ord(ch):04X}"
+    return None
 
 
 def not_plain(cmd: SimpleCommand) -> list[str]:

@@ -148,6 +148,9 @@ _OTHERS = {
     "ssh": {"-o": "can set ProxyCommand or LocalCommand", "-F": "loads another configuration"},
     "scp": {"-o": "can set ProxyCommand", "-F": "loads another configuration", "-S": "runs the program it names"},
     "zip": {"-TT": "runs the program it names", "--unzip-command": "runs the program it names"},
+    "sort": {"--compress-program": "runs the program it names", "-o": "writes a file",
+             "--output": "writes a file"},
+    "split": {"--filter": "runs shell code for each piece"},
 }
 
 
