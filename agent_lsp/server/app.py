@@ -29,8 +29,8 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from .clients import COC
 from .config import ServerConfig
-from .conformance import Conformance
-from .framing import PARSE_ERRORS, ResyncReader, parse_error_response
+from .conformance import PARSE_ERRORS, Conformance
+from .framing import ResyncReader
 from .review_queue import ReviewQueue
 
 log = logging.getLogger("agent_lsp.server")
@@ -222,8 +222,7 @@ class AgentServer(LanguageServer):
             log.info("%s", error)
             return
         if source is JsonRpcException and isinstance(error, PARSE_ERRORS):  # the read loop: a body not JSON
-            log.warning("unreadable message (%s): answered Parse error", type(error).__name__)
-            self.protocol._send_data(parse_error_response(error))
+            self.protocol.refuse_unparsable(error)
             return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
         self.log_line(f"agent-lsp: internal error: {type(error).__name__}: {error}", types.MessageType.Error)

@@ -9,6 +9,7 @@
 - After `shutdown` every request but `exit` is answered InvalidRequest (LSP: "should
   error with InvalidRequest"); pygls drops them, so an editor waits for ever.
 - No error the server sends carries a traceback: pygls puts one in `data` for -32603.
+- A body that is not JSON is answered Parse error (-32700, id null); pygls only logs it.
 
 `Conformance` is mixed into the server's protocol class; `one_line_logs` makes every
 log record one line, so a traceback never reaches an editor's stderr buffer either.
@@ -16,6 +17,7 @@ log record one line, so a traceback never reaches an editor's stderr buffer eith
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +25,9 @@ from typing import Any
 log = logging.getLogger("agent_lsp.server")
 
 INVALID_REQUEST = -32600
+PARSE_ERROR = -32700
+# what pygls' read loop raises for a body that is not JSON (cut short, not UTF-8, nested too deep)
+PARSE_ERRORS = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
 EXIT = "exit"
 
 
@@ -101,11 +106,17 @@ class Conformance:
     def _refuse(self, msg_id: Any, reason: str, answer: bool) -> None:
         log.warning("invalid message: %s", reason)
         if answer:
-            self._send_data({  # type: ignore[attr-defined]
-                "jsonrpc": "2.0",
-                "id": msg_id,
-                "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {reason}"},
-            })
+            self._send_error(msg_id, INVALID_REQUEST, f"Invalid Request: {reason}")
+
+    def refuse_unparsable(self, error: BaseException) -> None:
+        """Parse error, id null (none could be read), for a body the read loop could not decode."""
+        why = "it nests too deep" if isinstance(error, RecursionError) else str(error).splitlines()[0][:200]
+        log.warning("unreadable message: %s", why)
+        self._send_error(None, PARSE_ERROR, f"Parse error: {why}")
+
+    def _send_error(self, msg_id: Any, code: int, message: str) -> None:
+        self._send_data({"jsonrpc": "2.0", "id": msg_id,  # type: ignore[attr-defined]
+                         "error": {"code": code, "message": message}})
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None):
         if error is not None and getattr(error, "data", None) is not None:

@@ -7,19 +7,14 @@ line, so no later message is ever recognised: the editor waits for ever. Reading
 header lines through `ResyncReader` finds the next Content-Length wherever it is on
 its line and spells it the way pygls matches, so the stream is back in step at the
 next frame. Bodies are read as before (`readexactly`), never through here.
-
-A body that is not JSON (or nests too deep for Python's parser) is answered with
-JSON-RPC's Parse error, id null: `PARSE_ERRORS` names what the read loop raises then.
+Used for stdio (what editors start); `--tcp`/`--ws` are for debugging and read as pygls does.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Awaitable, Protocol
+from typing import Awaitable, Protocol
 
-PARSE_ERROR = -32700
-PARSE_ERRORS = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n?$", re.IGNORECASE)
 
 
@@ -48,8 +43,3 @@ class ResyncReader:
     def readexactly(self, n: int) -> Awaitable[bytes]:
         return self.inner.readexactly(n)
 
-
-def parse_error_response(error: BaseException) -> dict[str, Any]:
-    """JSON-RPC's answer to a body that could not be read as JSON (id null: none could be read)."""
-    why = "it nests too deep" if isinstance(error, RecursionError) else str(error).splitlines()[0][:200]
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": f"Parse error: {why}"}}

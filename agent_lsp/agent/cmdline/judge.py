@@ -92,7 +92,7 @@ def judge(tool: str, args: dict[str, Any], allow: list[str], deny: list[str], *,
         verdict.must_ask = scan.doubts[0]  # a denied program may hide there
     allows = [p for r in allow if (p := parse_rule(r)) is not None]
     verdict.reasons += parsed.constructs
-    if (odd := _control_outside_words(line)) is not None:
+    if (odd := _control_char(line)) is not None:
         verdict.reasons.append(odd)
     if not parsed.commands:
         verdict.unmatched.append(line.strip())
@@ -124,9 +124,10 @@ def judge(tool: str, args: dict[str, Any], allow: list[str], deny: list[str], *,
     return verdict
 
 
-def _control_outside_words(line: str) -> str | None:
-    """Bash reads a carriage return or vertical tab as part of a word where the parser may see a
-    gap (`ls\rtouch M`), so the verdict would be on words that are not what runs: ask."""
+def _control_char(line: str) -> str | None:
+    """Any control character but tab and newline, anywhere in the line: bash reads a carriage
+    return or vertical tab as part of a word where the parser may see a gap (`ls\rtouch M`),
+    so the verdict would be on words that are not what runs: ask."""
     for ch in line:
         if ch not in "\t\n" and unicodedata.category(ch) == "Cc":
             return f"the line contains the control character U+{ord(ch):04X}"
